@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * siw_lite: module entry, "rdma link" glue and the device life cycle.
+ *
+ * A device exists from "rdma link add NAME type siw_lite netdev DEV" until
+ * "rdma link delete NAME", the netdev's unregistration or module unload,
+ * whichever comes first. Every path, failed registration included, ends in
+ * the ib core calling siwl_dealloc_driver(), which is the only place a
+ * device leaves our list and lets go of its netdev.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "siw_lite.h"
+
+static LIST_HEAD(siwl_devices);
+/* Protects siwl_devices and every siwl_device.netdev. */
+static DEFINE_MUTEX(siwl_devices_lock);
+
+static struct siwl_device *siwl_find_by_netdev(struct net_device *netdev)
+{
+	struct siwl_device *sdev;
+
+	list_for_each_entry(sdev, &siwl_devices, list)
+		if (rcu_access_pointer(sdev->netdev) == netdev)
+			return sdev;
+	return NULL;
+}
+
+/*
+ * TCP needs IP, so any netdev that carries IP would do; we accept the link
+ * types whose addressing we understand: Ethernet-like devices (physical,
+ * veth, dummy, bridge, bond, vlan, virtio), loopback, and pure IP devices
+ * without a link layer (tun, wireguard). Tunnels with their own ARPHRD
+ * types (ipip, gre, sit, ...) are refused rather than half supported.
+ */
+static bool siwl_netdev_supported(const struct net_device *netdev)
+{
+	switch (netdev->type) {
+	case ARPHRD_ETHER:
+	case ARPHRD_LOOPBACK:
+	case ARPHRD_NONE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void siwl_init_lladdr(struct siwl_device *sdev,
+			     const struct net_device *netdev)
+{
+	if (netdev->addr_len == ETH_ALEN &&
+	    is_valid_ether_addr(netdev->dev_addr)) {
+		ether_addr_copy(sdev->lladdr, netdev->dev_addr);
+		sdev->lladdr_fabricated = false;
+	} else {
+		/*
+		 * The GID must be unique on the fabric and stable for the
+		 * device's lifetime; a random locally administered unicast
+		 * address is both.
+		 */
+		eth_random_addr(sdev->lladdr);
+		sdev->lladdr_fabricated = true;
+	}
+}
+
+/*
+ * Lets go of the netdev reference taken in siwl_device_alloc(). Called by
+ * both the netdev notifier and device teardown; the lock makes sure only
+ * one of them drops it, the grace period that no reader still uses it.
+ */
+static void siwl_device_release_netdev(struct siwl_device *sdev)
+{
+	struct net_device *netdev;
+
+	mutex_lock(&siwl_devices_lock);
+	netdev = rcu_replace_pointer(sdev->netdev, NULL,
+				     lockdep_is_held(&siwl_devices_lock));
+	mutex_unlock(&siwl_devices_lock);
+	if (netdev) {
+		synchronize_net();
+		netdev_put(netdev, &sdev->netdev_tracker);
+	}
+}
+
+/* Modified EUI-64 from the MAC (RFC 4291 appendix A), as IB GUIDs are. */
+static void siwl_node_guid(struct ib_device *ibdev, const u8 *mac)
+{
+	u8 guid[8] = { mac[0] ^ 0x02, mac[1], mac[2], 0xff,
+		       0xfe, mac[3], mac[4], mac[5] };
+
+	memcpy(&ibdev->node_guid, guid, sizeof(guid));
+}
+
+static struct siwl_device *siwl_device_alloc(struct net_device *netdev)
+{
+	struct siwl_device *sdev;
+	struct ib_device *ibdev;
+	int rv;
+
+	sdev = ib_alloc_device(siwl_device, ibdev);
+	if (!sdev)
+		return NULL;
+
+	ibdev = &sdev->ibdev;
+	INIT_LIST_HEAD(&sdev->list);
+	netdev_hold(netdev, &sdev->netdev_tracker, GFP_KERNEL);
+	RCU_INIT_POINTER(sdev->netdev, netdev);
+	siwl_init_lladdr(sdev, netdev);
+	atomic_set(&sdev->num_pd, 0);
+	atomic_set(&sdev->num_ctx, 0);
+
+	ibdev->node_type = RDMA_NODE_RNIC;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	siwl_node_guid(ibdev, sdev->lladdr);
+	memcpy(ibdev->node_desc, SIWL_NODE_DESC, sizeof(SIWL_NODE_DESC));
+	ib_set_device_ops(ibdev, &siwl_device_ops);
+	/* Fills only what siwl_device_ops leaves unset. */
+	ib_set_device_ops(ibdev, &siwl_unsupported_ops);
+
+	rv = ib_device_set_netdev(ibdev, netdev, SIWL_PORT);
+	if (rv) {
+		ib_dealloc_device(&sdev->ibdev);
+		return NULL;
+	}
+	return sdev;
+}
+
+static bool siwl_netdev_registered(struct net_device *netdev)
+{
+	bool registered;
+
+	rtnl_lock();
+	registered = netdev->reg_state == NETREG_REGISTERED;
+	rtnl_unlock();
+	return registered;
+}
+
+static int siwl_newlink(const char *ibdev_name, struct net_device *netdev)
+{
+	struct siwl_device *sdev;
+	struct ib_device *other;
+	int rv;
+
+	if (!siwl_netdev_supported(netdev)) {
+		pr_warn("%s: cannot attach to %s: link type %u is not supported\n",
+			ibdev_name, netdev->name, netdev->type);
+		return -EOPNOTSUPP;
+	}
+
+	/* The core would refuse it too, with a less telling ENFILE. */
+	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_warn("%s: cannot attach to %s: the name is in use\n",
+			ibdev_name, netdev->name);
+		return -EEXIST;
+	}
+
+	sdev = siwl_device_alloc(netdev);
+	if (!sdev)
+		return -ENOMEM;
+
+	/*
+	 * Claim the netdev before registering so that two concurrent
+	 * "rdma link add" on one netdev cannot both succeed. Registration
+	 * itself runs unlocked: it calls into every ib client.
+	 */
+	mutex_lock(&siwl_devices_lock);
+	if (siwl_find_by_netdev(netdev)) {
+		mutex_unlock(&siwl_devices_lock);
+		pr_warn("%s: cannot attach to %s: it already has a siw_lite device\n",
+			ibdev_name, netdev->name);
+		ib_dealloc_device(&sdev->ibdev);
+		return -EEXIST;
+	}
+	list_add_tail(&sdev->list, &siwl_devices);
+	mutex_unlock(&siwl_devices_lock);
+
+	rtnl_lock();
+	siwl_port_refresh(sdev, false);
+	rtnl_unlock();
+
+	rv = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (rv) {
+		pr_warn("%s: registration on %s failed: %d\n", ibdev_name,
+			netdev->name, rv);
+		ib_dealloc_device(&sdev->ibdev);
+		/* Lost a race for the name against another link add. */
+		return rv == -ENFILE ? -EEXIST : rv;
+	}
+
+	/*
+	 * The netdev may have started unregistering while we registered;
+	 * its notifier then found a device it could not unregister yet.
+	 */
+	if (!siwl_netdev_registered(netdev))
+		ib_unregister_device_queued(&sdev->ibdev);
+
+	pr_info("%s: attached to %s\n", ibdev_name, netdev->name);
+	return 0;
+}
+
+void siwl_dealloc_driver(struct ib_device *ibdev)
+{
+	struct siwl_device *sdev = to_siwl_dev(ibdev);
+
+	WARN_ON(atomic_read(&sdev->num_pd) || atomic_read(&sdev->num_ctx));
+
+	/* Also reached for a device that never made it onto the list. */
+	mutex_lock(&siwl_devices_lock);
+	list_del_init(&sdev->list);
+	mutex_unlock(&siwl_devices_lock);
+	siwl_device_release_netdev(sdev);
+}
+
+static int siwl_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *arg)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(arg);
+	struct siwl_device *sdev;
+	struct ib_event ev = {};
+	bool registered;
+
+	mutex_lock(&siwl_devices_lock);
+	sdev = siwl_find_by_netdev(netdev);
+	if (!sdev) {
+		mutex_unlock(&siwl_devices_lock);
+		return NOTIFY_DONE;
+	}
+	if (event == NETDEV_UNREGISTER) {
+		/*
+		 * Let go of the netdev now, or its unregistration would
+		 * wait for our device's queued teardown. The device
+		 * reference keeps sdev alive against a racing link delete.
+		 */
+		get_device(&sdev->ibdev.dev);
+		mutex_unlock(&siwl_devices_lock);
+		siwl_device_release_netdev(sdev);
+		ib_unregister_device_queued(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+		return NOTIFY_OK;
+	}
+	registered = ib_device_try_get(&sdev->ibdev);
+	mutex_unlock(&siwl_devices_lock);
+	if (!registered)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		siwl_port_refresh(sdev, true);
+		break;
+	case NETDEV_CHANGEADDR:
+		if (!sdev->lladdr_fabricated) {
+			ev.device = &sdev->ibdev;
+			ev.element.port_num = SIWL_PORT;
+			ev.event = IB_EVENT_GID_CHANGE;
+			ib_dispatch_event(&ev);
+		}
+		break;
+	default:
+		break;
+	}
+	ib_device_put(&sdev->ibdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block siwl_netdev_nb = {
+	.notifier_call = siwl_netdev_event,
+};
+
+static struct rdma_link_ops siwl_link_ops = {
+	.type = "siw_lite",
+	.newlink = siwl_newlink,
+};
+
+static void siwl_remove_all(void)
+{
+	struct siwl_device *sdev;
+
+	for (;;) {
+		mutex_lock(&siwl_devices_lock);
+		sdev = list_first_entry_or_null(&siwl_devices,
+						struct siwl_device, list);
+		if (sdev)
+			get_device(&sdev->ibdev.dev);
+		mutex_unlock(&siwl_devices_lock);
+		if (!sdev)
+			break;
+		/*
+		 * Also waits for an unregistration queued by the netdev
+		 * notifier; either way siwl_dealloc_driver() unlinks it.
+		 */
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+	}
+}
+
+static int __init siwl_init(void)
+{
+	int rv;
+
+	rv = register_netdevice_notifier(&siwl_netdev_nb);
+	if (rv)
+		return rv;
+	rdma_link_register(&siwl_link_ops);
+	pr_info("loaded\n");
+	return 0;
+}
+
+static void __exit siwl_exit(void)
+{
+	/* Waits for a newlink in progress; none can start afterwards. */
+	rdma_link_unregister(&siwl_link_ops);
+	unregister_netdevice_notifier(&siwl_netdev_nb);
+	siwl_remove_all();
+	pr_info("unloaded\n");
+}
+
+module_init(siwl_init);
+module_exit(siwl_exit);
+
+MODULE_AUTHOR("siw_lite developers");
+MODULE_DESCRIPTION("Software iWARP RNIC (RDMAP/DDP/MPA over kernel TCP)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("siw_lite");

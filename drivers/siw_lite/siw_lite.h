@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * siw_lite: software iWARP RNIC.
+ *
+ * Core objects shared by every part of the driver. The protocol layers
+ * (RDMAP/DDP/MPA over TCP) live in their own files; see
+ * Documentation/siw_lite.rst for the map.
+ */
+#ifndef SIW_LITE_H
+#define SIW_LITE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+#define SIWL_NODE_DESC		"siw_lite"
+#define SIWL_PORT		1
+
+/*
+ * Device limits reported by query_device. They bound what a single user can
+ * make the kernel allocate, so they are deliberately finite.
+ */
+#define SIWL_MAX_QP		16384
+#define SIWL_MAX_QP_WR		8192
+#define SIWL_MAX_SGE		6
+#define SIWL_MAX_SGE_RD		1
+#define SIWL_MAX_CQ		16384
+#define SIWL_MAX_CQE		65536
+#define SIWL_MAX_MR		65536
+#define SIWL_MAX_PD		16384
+#define SIWL_MAX_ORD		128
+#define SIWL_MAX_IRD		128
+#define SIWL_MAX_SRQ		4096
+#define SIWL_MAX_SRQ_WR		8192
+#define SIWL_MAX_INLINE		64
+#define SIWL_MAX_FAST_REG_PAGES	256
+
+struct siwl_device {
+	/* Must stay first: ib_alloc_device() requires it. */
+	struct ib_device ibdev;
+
+	/* Entry in the global device list, under siwl_devices_lock. */
+	struct list_head list;
+
+	/*
+	 * The netdev this device is bound to, with a reference of our own.
+	 * Cleared (under siwl_devices_lock, then an RCU grace period before
+	 * the reference is dropped) when the netdev unregisters; readers use
+	 * siwl_netdev_get().
+	 */
+	struct net_device __rcu *netdev;
+	netdevice_tracker netdev_tracker;
+
+	/*
+	 * Link layer address backing the GID. Devices without a hardware
+	 * address (loopback, tun) get a fabricated, locally administered one.
+	 */
+	u8 lladdr[ETH_ALEN];
+	bool lladdr_fabricated;
+
+	/*
+	 * Last enum ib_port_state announced; atomic because newlink and the
+	 * netdev notifier may race to set it.
+	 */
+	atomic_t port_state;
+
+	/*
+	 * Link speed in Mb/s, read from ethtool under RTNL when the link
+	 * changes, so that query_port never needs RTNL itself.
+	 */
+	u32 speed_mbps;
+
+	atomic_t num_pd;
+	atomic_t num_ctx;
+};
+
+struct siwl_ucontext {
+	struct ib_ucontext base;
+};
+
+struct siwl_pd {
+	struct ib_pd base;
+};
+
+/*
+ * Placeholders sized for the core's object allocation; they grow with the
+ * data path.
+ */
+struct siwl_cq {
+	struct ib_cq base;
+};
+
+struct siwl_qp {
+	struct ib_qp base;
+};
+
+struct siwl_srq {
+	struct ib_srq base;
+};
+
+static inline struct siwl_device *to_siwl_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct siwl_device, ibdev);
+}
+
+/* Returns the bound netdev with a reference held, or NULL once it is gone. */
+static inline struct net_device *siwl_netdev_get(struct siwl_device *sdev)
+{
+	struct net_device *netdev;
+
+	rcu_read_lock();
+	netdev = rcu_dereference(sdev->netdev);
+	if (netdev)
+		dev_hold(netdev);
+	rcu_read_unlock();
+	return netdev;
+}
+
+/* main.c */
+void siwl_dealloc_driver(struct ib_device *ibdev);
+
+/* device.c */
+extern const struct ib_device_ops siwl_device_ops;
+
+/* unsupported.c */
+extern const struct ib_device_ops siwl_unsupported_ops;
+void siwl_port_refresh(struct siwl_device *sdev, bool notify);
+
+#endif /* SIW_LITE_H */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw_lite userspace provider for libibverbs (private ABI 34).
+ *
+ * How libibverbs finds us: it loads lib<name>-rdmav34.so for every
+ * "driver <name>" line in /etc/libibverbs.d/ (or from RDMAV_DRIVERS), and
+ * our constructor registers siwl_dev_ops.  For each RDMA device it then
+ * asks each registered provider whether the device is its own.  The
+ * out-of-tree kernel module cannot own an enum rdma_driver_id value, so it
+ * reports RDMA_DRIVER_UNKNOWN and the driver-id match never fires.  Our
+ * table's name-prefix entry "siwl" is only a hint; what decides is
+ * siwl_match_device(), which libibverbs calls for every device: it claims
+ * the device iff <ibdev sysfs dir>/siw_lite_abi exists and holds our ABI
+ * version.  So the device may have any name, and another driver's device
+ * (rxe0, or one that happens to be called siwl*) is never claimed.
+ * Finally libibverbs requires the device's uverbs ABI version to lie in
+ * [match_min_abi_version, match_max_abi_version].
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "siw_lite.h"
+
+static const struct verbs_context_ops siwl_ctx_ops;
+
+/*
+ * The attribute holds SIW_LITE_ABI_VERSION in decimal; libibverbs strips
+ * the trailing newline.  Anything else (missing, empty, garbage) means the
+ * device is not ours.
+ */
+static bool siwl_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	int saved_errno = errno;
+	unsigned long ver;
+	char buf[16];
+	char *end;
+	int len;
+	bool ours = false;
+
+	len = ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev, "%s",
+					SIW_LITE_SYSFS_ATTR);
+	/* len == 0 leaves buf unterminated, so never parse it */
+	if (len <= 0 || !isdigit((unsigned char)buf[0]))
+		goto out;
+
+	errno = 0;
+	ver = strtoul(buf, &end, 10);
+	if (errno || *end != '\0')
+		goto out;
+
+	if (ver != SIW_LITE_ABI_VERSION) {
+		/*
+		 * It is a siw_lite device, but one this provider cannot
+		 * drive; say so instead of letting it silently vanish from
+		 * the device list.
+		 */
+		fprintf(stderr,
+			"siw_lite: %s: kernel speaks siw_lite ABI %lu, this provider ABI %d\n",
+			sysfs_dev->ibdev_name, ver, SIW_LITE_ABI_VERSION);
+		goto out;
+	}
+	ours = true;
+out:
+	/* a failed probe must not leak ENOENT into the caller's errno */
+	errno = saved_errno;
+	return ours;
+}
+
+static struct verbs_device *
+siwl_alloc_device(struct verbs_sysfs_dev *sysfs_dev __maybe_unused)
+{
+	struct siwl_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	return &dev->vdev;
+}
+
+static void siwl_uninit_device(struct verbs_device *vdev)
+{
+	free(to_siwl_dev(&vdev->device));
+}
+
+static struct verbs_context *siwl_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd,
+						void *private_data __maybe_unused)
+{
+	struct pabi34_cmd_get_context cmd = {};
+	struct siwl_alloc_ctx_resp resp = {};
+	struct siwl_context *ctx;
+	int saved_errno;
+	int ret;
+
+	/*
+	 * libibverbs allocates our context and initialises the embedded
+	 * verbs_context at the offset we give it; on failure it has already
+	 * closed cmd_fd.
+	 */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+			(struct verbs_context *)(uintptr_t)
+				offsetof(struct siwl_context, vctx),
+			RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+				  &resp.ibv, sizeof(resp));
+	if (ret) {
+		errno = ret;
+		goto err;
+	}
+
+	/*
+	 * An older kernel that knows no siw_lite response leaves it zeroed,
+	 * which fails this check as well.
+	 */
+	if (resp.drv.abi_version != SIW_LITE_ABI_VERSION) {
+		siwl_err(&ctx->vctx.context,
+			 "kernel ucontext ABI %u, provider ABI %d\n",
+			 resp.drv.abi_version, SIW_LITE_ABI_VERSION);
+		errno = EPROTO;
+		goto err;
+	}
+
+	ctx->max_inline = resp.drv.max_inline;
+	ctx->caps = resp.drv.caps;
+
+	verbs_set_ops(&ctx->vctx, &siwl_ctx_ops);
+
+	return &ctx->vctx;
+
+err:
+	saved_errno = errno;
+	/* also closes cmd_fd, which tears down any kernel ucontext */
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = saved_errno;
+	return NULL;
+}
+
+static void siwl_free_context(struct ibv_context *ibctx)
+{
+	struct siwl_context *ctx = to_siwl_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+/*
+ * Ops left NULL make libibverbs fail the verb with EOPNOTSUPP.  CQ, QP,
+ * SRQ and the data path (post_*, poll_cq, req_notify_cq) are added here
+ * as they are implemented.
+ */
+static const struct verbs_context_ops siwl_ctx_ops = {
+	.alloc_pd = siwl_alloc_pd,
+	.dealloc_pd = siwl_dealloc_pd,
+	.dereg_mr = siwl_dereg_mr,
+	.free_context = siwl_free_context,
+	.query_device_ex = siwl_query_device_ex,
+	.query_port = siwl_query_port,
+	.reg_mr = siwl_reg_mr,
+};
+
+static const struct verbs_match_ent siwl_match_table[] = {
+	PABI34_NAME_MATCH("siwl", NULL),
+	{}
+};
+
+static const struct verbs_device_ops siwl_dev_ops = {
+	.name = "siw_lite",
+	.match_min_abi_version = SIW_LITE_ABI_VERSION,
+	.match_max_abi_version = SIW_LITE_ABI_VERSION,
+	.match_table = siwl_match_table,
+	.match_device = siwl_match_device,
+	.alloc_device = siwl_alloc_device,
+	.uninit_device = siwl_uninit_device,
+	.alloc_context = siwl_alloc_context,
+};
+
+/*
+ * dlopen() by libibverbs runs this; the versioned symbol makes the load
+ * fail on a libibverbs whose private ABI is not 34.
+ */
+static void __attribute__((constructor)) siwl_register_driver(void)
+{
+	verbs_register_driver_34(&siwl_dev_ops);
+}
