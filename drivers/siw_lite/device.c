@@ -11,6 +11,10 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "cm.h"
+#include "cq.h"
+#include "mem.h"
+#include "qp.h"
 #include "siw_lite.h"
 #include <rdma/siw_lite-abi.h>
 
@@ -305,17 +309,45 @@ const struct ib_device_ops siwl_device_ops = {
 	.uverbs_abi_ver = SIW_LITE_ABI_VERSION,
 	.device_group = &siwl_attr_group,
 
+	.alloc_mr = siwl_alloc_mr,
 	.alloc_pd = siwl_alloc_pd,
 	.alloc_ucontext = siwl_alloc_ucontext,
+	.create_cq = siwl_create_cq,
+	.create_qp = siwl_create_qp,
+	.create_srq = siwl_create_srq,
 	.dealloc_driver = siwl_dealloc_driver,
 	.dealloc_pd = siwl_dealloc_pd,
 	.dealloc_ucontext = siwl_dealloc_ucontext,
+	.dereg_mr = siwl_dereg_mr,
+	.destroy_cq = siwl_destroy_cq,
+	.destroy_qp = siwl_destroy_qp,
+	.destroy_srq = siwl_destroy_srq,
 	.get_dev_fw_str = siwl_get_dev_fw_str,
+	.get_dma_mr = siwl_get_dma_mr,
 	.get_port_immutable = siwl_get_port_immutable,
+	.iw_accept = siwl_iw_accept,
+	.iw_add_ref = siwl_iw_add_ref,
+	.iw_connect = siwl_iw_connect,
+	.iw_create_listen = siwl_iw_create_listen,
+	.iw_destroy_listen = siwl_iw_destroy_listen,
+	.iw_get_qp = siwl_iw_get_qp,
+	.iw_reject = siwl_iw_reject,
+	.iw_rem_ref = siwl_iw_rem_ref,
+	.map_mr_sg = siwl_map_mr_sg,
+	.modify_qp = siwl_modify_qp,
+	.modify_srq = siwl_modify_srq,
+	.poll_cq = siwl_poll_cq,
+	.post_recv = siwl_post_recv,
+	.post_send = siwl_post_send,
+	.post_srq_recv = siwl_post_srq_recv,
 	.query_device = siwl_query_device,
 	.query_gid = siwl_query_gid,
 	.query_pkey = siwl_query_pkey,
 	.query_port = siwl_query_port,
+	.query_qp = siwl_query_qp,
+	.query_srq = siwl_query_srq,
+	.reg_user_mr = siwl_reg_user_mr,
+	.req_notify_cq = siwl_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, siwl_cq, base),
 	INIT_RDMA_OBJ_SIZE(ib_pd, siwl_pd, base),

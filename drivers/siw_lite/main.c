@@ -17,6 +17,9 @@
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "cm.h"
+#include "mem.h"
+#include "qp.h"
 #include "siw_lite.h"
 
 static LIST_HEAD(siwl_devices);
@@ -109,6 +112,9 @@ static struct siwl_device *siwl_device_alloc(struct net_device *netdev)
 		return NULL;
 
 	ibdev = &sdev->ibdev;
+	/* Before any failure path: ib_dealloc_device() tears these down. */
+	siwl_mem_init(sdev);
+	siwl_qp_table_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	netdev_hold(netdev, &sdev->netdev_tracker, GFP_KERNEL);
 	RCU_INIT_POINTER(sdev->netdev, netdev);
@@ -121,9 +127,13 @@ static struct siwl_device *siwl_device_alloc(struct net_device *netdev)
 	ibdev->num_comp_vectors = num_possible_cpus();
 	siwl_node_guid(ibdev, sdev->lladdr);
 	memcpy(ibdev->node_desc, SIWL_NODE_DESC, sizeof(SIWL_NODE_DESC));
+	/*
+	 * We bind and listen on the real ports ourselves; a running iwpmd
+	 * must not map them.
+	 */
+	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	ib_set_device_ops(ibdev, &siwl_device_ops);
-	/* Fills only what siwl_device_ops leaves unset. */
-	ib_set_device_ops(ibdev, &siwl_unsupported_ops);
 
 	rv = ib_device_set_netdev(ibdev, netdev, SIWL_PORT);
 	if (rv) {
@@ -212,7 +222,11 @@ void siwl_dealloc_driver(struct ib_device *ibdev)
 {
 	struct siwl_device *sdev = to_siwl_dev(ibdev);
 
-	WARN_ON(atomic_read(&sdev->num_pd) || atomic_read(&sdev->num_ctx));
+	WARN_ON(atomic_read(&sdev->num_pd) || atomic_read(&sdev->num_ctx) ||
+		atomic_read(&sdev->num_mr) || atomic_read(&sdev->num_cq) ||
+		atomic_read(&sdev->num_srq) || atomic_read(&sdev->num_qp));
+	siwl_qp_table_fini(sdev);
+	siwl_mem_fini(sdev);
 
 	/* Also reached for a device that never made it onto the list. */
 	mutex_lock(&siwl_devices_lock);
@@ -309,12 +323,24 @@ static int __init siwl_init(void)
 {
 	int rv;
 
-	rv = register_netdevice_notifier(&siwl_netdev_nb);
+	rv = siwl_cm_init();
 	if (rv)
 		return rv;
+	rv = siwl_qp_init_module();
+	if (rv)
+		goto out_cm;
+	rv = register_netdevice_notifier(&siwl_netdev_nb);
+	if (rv)
+		goto out_qp;
 	rdma_link_register(&siwl_link_ops);
 	pr_info("loaded\n");
 	return 0;
+
+out_qp:
+	siwl_qp_exit_module();
+out_cm:
+	siwl_cm_exit();
+	return rv;
 }
 
 static void __exit siwl_exit(void)
@@ -323,6 +349,8 @@ static void __exit siwl_exit(void)
 	rdma_link_unregister(&siwl_link_ops);
 	unregister_netdevice_notifier(&siwl_netdev_nb);
 	siwl_remove_all();
+	siwl_cm_exit();
+	siwl_qp_exit_module();
 	pr_info("unloaded\n");
 }
 

@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #define SIWL_NODE_DESC		"siw_lite"
@@ -71,8 +72,19 @@ struct siwl_device {
 	 */
 	u32 speed_mbps;
 
+	/* STag index (upper 24 bits of an STag) -> struct siwl_mr. */
+	struct xarray mr_table;
+	/* QP number -> struct siwl_qp; numbers are handed out cyclically. */
+	struct xarray qp_table;
+	u32 qp_next;
+
+	/* Object counts, checked against the limits and at teardown. */
 	atomic_t num_pd;
 	atomic_t num_ctx;
+	atomic_t num_mr;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
 };
 
 struct siwl_ucontext {
@@ -81,22 +93,6 @@ struct siwl_ucontext {
 
 struct siwl_pd {
 	struct ib_pd base;
-};
-
-/*
- * Placeholders sized for the core's object allocation; they grow with the
- * data path.
- */
-struct siwl_cq {
-	struct ib_cq base;
-};
-
-struct siwl_qp {
-	struct ib_qp base;
-};
-
-struct siwl_srq {
-	struct ib_srq base;
 };
 
 static inline struct siwl_device *to_siwl_dev(struct ib_device *ibdev)
@@ -123,8 +119,6 @@ void siwl_dealloc_driver(struct ib_device *ibdev);
 /* device.c */
 extern const struct ib_device_ops siwl_device_ops;
 
-/* unsupported.c */
-extern const struct ib_device_ops siwl_unsupported_ops;
 void siwl_port_refresh(struct siwl_device *sdev, bool notify);
 
 #endif /* SIW_LITE_H */

@@ -1,0 +1,1140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * siw_lite: queue pairs. Verbs, the iWARP QP state machine (RFC 5040
+ * section 6, RDMAC verbs), the device QP table, work request posting,
+ * flushing, and the glue the connection manager and iw_cm call.
+ *
+ * Locking, outermost first:
+ *
+ *  modify_mutex  serializes modify_qp, destroy_qp and siwl_qp_llp_up();
+ *                process context only.
+ *  rx_lock       (spin_lock_bh) held by RX for a whole tcp_read_sock() pass
+ *                and by siwl_qp_flush(). Holding it means nobody places data
+ *                into consumer memory: a flush under it can complete WQEs
+ *                knowing RX will not write into their buffers afterwards.
+ *                It also covers struct siwl_rx and @rx_enabled.
+ *  lock          (irqsave) the QP state and everything listed under it in
+ *                struct siwl_qp: SQ ring, ORQ, IRQ, Terminate and worker
+ *                flags. SQ completions are pushed to the CQ under it so
+ *                that they reach the CQ in SQ order whichever context
+ *                (TX, RX, post in ERROR) produces them.
+ *  rq_lock       (irqsave) the RQ ring and the receive WQE RX is filling;
+ *                receive completions are pushed under it.
+ *  CQ, SRQ and MR locks are taken inside any of the above, never around.
+ *
+ * Consequently a CQ's completion handler must not post to this QP
+ * synchronously; ib core handlers (softirq, workqueue) and uverbs do not.
+ *
+ * Contexts: RX runs from sk_data_ready (BH, or the socket owner's
+ * release_sock()), one pass at a time per socket. Everything that needs
+ * process context or must be serialized with transmit runs in one work item
+ * per QP (tx_work on siwl_qp_wq): transmission, flushing in ERROR, the
+ * asynchronous event and the calls into the connection manager. Only that
+ * work item touches struct siwl_tx and sends on the socket.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "cq.h"
+#include "mem.h"
+#include "qp.h"
+
+struct workqueue_struct *siwl_qp_wq;
+
+/* RFC 5040 section 5.1 leaves message size to the ULP; RDMAC caps at 2^31. */
+#define SIWL_MAX_MSG_SIZE	BIT(31)
+
+int siwl_qp_init_module(void)
+{
+	/* ORQ and IRQ positions run freely, like the SQ's (see create). */
+	BUILD_BUG_ON_NOT_POWER_OF_2(SIWL_MAX_ORD);
+	BUILD_BUG_ON_NOT_POWER_OF_2(SIWL_MAX_IRD);
+	BUILD_BUG_ON_NOT_POWER_OF_2(SIWL_MAX_QP_WR);
+
+	/*
+	 * Not ordered: modify_qp() may wait for a QP's work while another
+	 * QP's work runs. MEM_RECLAIM because block ULPs (nvme-rdma) depend
+	 * on transmit progress to free memory.
+	 */
+	siwl_qp_wq = alloc_workqueue("siwl_qp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return siwl_qp_wq ? 0 : -ENOMEM;
+}
+
+void siwl_qp_exit_module(void)
+{
+	destroy_workqueue(siwl_qp_wq);
+}
+
+void siwl_qp_table_init(struct siwl_device *sdev)
+{
+	xa_init_flags(&sdev->qp_table, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	sdev->qp_next = 1;
+	atomic_set(&sdev->num_qp, 0);
+}
+
+void siwl_qp_table_fini(struct siwl_device *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qp_table));
+	WARN_ON(atomic_read(&sdev->num_qp));
+	xa_destroy(&sdev->qp_table);
+}
+
+/* ---- references -------------------------------------------------------- */
+
+static void siwl_qp_release(struct kref *ref)
+{
+	struct siwl_qp *qp = container_of(ref, struct siwl_qp, ref);
+
+	/* The memory belongs to the ib core, which frees it after destroy. */
+	complete(&qp->freed);
+}
+
+void siwl_qp_get(struct siwl_qp *qp)
+{
+	kref_get(&qp->ref);
+}
+
+void siwl_qp_put(struct siwl_qp *qp)
+{
+	kref_put(&qp->ref, siwl_qp_release);
+}
+
+struct siwl_qp *siwl_qp_from_id(struct siwl_device *sdev, u32 qpn)
+{
+	struct siwl_qp *qp;
+	unsigned long flags;
+
+	/*
+	 * Under the xarray lock rather than RCU: destroy_qp() erases the
+	 * entry under the same lock before it drops the initial reference,
+	 * so a QP found here still has that reference and cannot be freed.
+	 */
+	xa_lock_irqsave(&sdev->qp_table, flags);
+	qp = xa_load(&sdev->qp_table, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&sdev->qp_table, flags);
+	return qp;
+}
+
+void siwl_iw_add_ref(struct ib_qp *ibqp)
+{
+	siwl_qp_get(to_siwl_qp(ibqp));
+}
+
+void siwl_iw_rem_ref(struct ib_qp *ibqp)
+{
+	siwl_qp_put(to_siwl_qp(ibqp));
+}
+
+/*
+ * iw_cm follows a successful lookup with iw_add_ref(), so the reference
+ * taken for a safe lookup is not passed on; the QP cannot go away in
+ * between because the caller's consumer owns it.
+ */
+struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct siwl_qp *qp;
+
+	if (qpn <= 0)
+		return NULL;
+	qp = siwl_qp_from_id(to_siwl_dev(ibdev), qpn);
+	if (!qp)
+		return NULL;
+	siwl_qp_put(qp);
+	return &qp->base;
+}
+
+/* ---- completions and state --------------------------------------------- */
+
+void siwl_qp_kick(struct siwl_qp *qp)
+{
+	queue_work(siwl_qp_wq, &qp->tx_work);
+}
+
+static enum ib_wc_opcode siwl_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return IB_WC_RDMA_READ;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void siwl_sq_push(struct siwl_qp *qp, const struct siwl_sqe *sqe)
+{
+	struct siwl_cqe cqe = {
+		.wr_id = sqe->wr_id,
+		.opcode = siwl_wc_opcode(sqe->opcode),
+		.status = sqe->status,
+		.byte_len = sqe->total_len,
+		.qp = &qp->base,
+	};
+
+	lockdep_assert_held(&qp->lock);
+	/* A lost completion breaks the consumer's accounting: stop the QP. */
+	if (siwl_cq_push(to_siwl_cq(qp->base.send_cq), &cqe, false) == -ENOSPC)
+		siwl_qp_error_locked(qp, true);
+}
+
+static struct siwl_sqe *siwl_sq_slot(struct siwl_qp *qp, u32 pos)
+{
+	return &qp->sq[pos % qp->sq_size];
+}
+
+/*
+ * Completes finished send WQEs from the oldest on, stopping at the first
+ * unfinished one, so that completions appear in the order the WRs were
+ * posted (a Send behind an outstanding Read waits for the Read). Errors
+ * are reported whether signalled or not.
+ */
+void siwl_qp_reap_locked(struct siwl_qp *qp)
+{
+	struct siwl_sqe *sqe;
+
+	lockdep_assert_held(&qp->lock);
+	while (qp->sq_tail != qp->sq_head) {
+		sqe = siwl_sq_slot(qp, qp->sq_tail);
+		if (!(sqe->flags & SIWL_WQE_DONE))
+			break;
+		if ((sqe->flags & SIWL_WQE_SIGNALED) ||
+		    sqe->status != IB_WC_SUCCESS)
+			siwl_sq_push(qp, sqe);
+		sqe->flags = 0;
+		qp->sq_tail++;
+	}
+}
+
+static void siwl_rq_push(struct siwl_qp *qp, const struct siwl_rqe *rqe,
+			 enum ib_wc_status status)
+{
+	struct siwl_cqe cqe = {
+		.wr_id = rqe->wr_id,
+		.opcode = IB_WC_RECV,
+		.status = status,
+		.qp = &qp->base,
+	};
+
+	lockdep_assert_held(&qp->rq_lock);
+	siwl_cq_push(to_siwl_cq(qp->base.recv_cq), &cqe, false);
+}
+
+/*
+ * Moves the QP to ERROR. The work item flushes the queues (it is the only
+ * context that may, see siwl_qp_flush()) and, if @abortive and still
+ * connected, asks the connection manager for a reset.
+ */
+void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == SIWL_QPS_ERROR)
+		return;
+	qp->state = SIWL_QPS_ERROR;
+	if (abortive && qp->cep) {
+		qp->close_pending = true;
+		qp->close_abortive = true;
+	}
+	siwl_qp_kick(qp);
+}
+
+/*
+ * An error the peer must hear about (RFC 5040 section 5.4.4 via 4.8): the
+ * QP goes to TERMINATE, the work item sends the Terminate built from @term
+ * and the echoed headers, then moves to ERROR, raises IB_EVENT_QP_FATAL and
+ * resets the connection. Only the first error is reported.
+ */
+void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
+			 const void *bad, u32 bad_len, u16 bad_seg_len)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state != SIWL_QPS_RTS && qp->state != SIWL_QPS_CLOSING) {
+		if (qp->state != SIWL_QPS_ERROR)
+			qp->event_pending = true;
+		siwl_qp_error_locked(qp, true);
+		return;
+	}
+	qp->term.term = *term;
+	qp->term.bad_seg_len = bad_seg_len;
+	qp->term.bad_len = 0;
+	if (bad && bad_len) {
+		qp->term.bad_len = min_t(u32, bad_len, sizeof(qp->term.bad));
+		memcpy(qp->term.bad, bad, qp->term.bad_len);
+	}
+	qp->term_valid = true;
+	qp->event_pending = true;
+	qp->state = SIWL_QPS_TERMINATE;
+	siwl_qp_kick(qp);
+}
+
+/*
+ * Completes every outstanding WR with IB_WC_WR_FLUSH_ERR (or drops them
+ * silently when the QP is being destroyed). Called by the work item only,
+ * so nothing is still being transmitted from these WQEs, and under rx_lock,
+ * so nothing is still being placed into their buffers.
+ */
+void siwl_qp_flush(struct siwl_qp *qp)
+{
+	struct siwl_sqe *sqe;
+	unsigned long flags;
+	bool discard;
+	u32 pos;
+
+	spin_lock_bh(&qp->rx_lock);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	discard = qp->discard;
+	for (pos = qp->sq_tail; pos != qp->sq_head; pos++) {
+		sqe = siwl_sq_slot(qp, pos);
+		if (!(sqe->flags & SIWL_WQE_DONE)) {
+			sqe->status = IB_WC_WR_FLUSH_ERR;
+			sqe->flags |= SIWL_WQE_DONE;
+		}
+	}
+	qp->sq_next = qp->sq_head;
+	qp->orq_count = 0;
+	qp->irq_count = 0;
+	if (discard)
+		qp->sq_tail = qp->sq_head;
+	else
+		siwl_qp_reap_locked(qp);
+	qp->tx.kind = SIWL_TX_NONE;
+	qp->tx.fpdu_len = 0;
+	qp->tx.fpdu_sent = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->rx_rqe_valid && !discard)
+		siwl_rq_push(qp, &qp->rx_rqe, IB_WC_WR_FLUSH_ERR);
+	qp->rx_rqe_valid = false;
+	for (; qp->rq_tail != qp->rq_head; qp->rq_tail++)
+		if (!discard)
+			siwl_rq_push(qp, &qp->rq[qp->rq_tail % qp->rq_size],
+				     IB_WC_WR_FLUSH_ERR);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+
+	qp->rx.send_active = false;
+	spin_unlock_bh(&qp->rx_lock);
+}
+
+/* Runs the work item now and waits for it: queues are flushed on return. */
+static void siwl_qp_sync(struct siwl_qp *qp)
+{
+	siwl_qp_kick(qp);
+	if (current_work() != &qp->tx_work)
+		flush_work(&qp->tx_work);
+}
+
+/*
+ * The consumer's event handler runs from its own work item, not from
+ * tx_work: a handler may call ib_modify_qp(), which waits for tx_work.
+ */
+static void siwl_qp_event_work(struct work_struct *work)
+{
+	struct siwl_qp *qp = container_of(work, struct siwl_qp, event_work);
+	struct ib_event ev = {
+		.device = qp->base.device,
+		.element.qp = &qp->base,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	if (!READ_ONCE(qp->discard) && qp->base.event_handler)
+		qp->base.event_handler(&ev, qp->base.qp_context);
+}
+
+/* ---- verbs: create / destroy ------------------------------------------- */
+
+static int siwl_check_caps(struct ib_qp_init_attr *attr)
+{
+	struct ib_qp_cap *cap = &attr->cap;
+
+	if (cap->max_send_wr > SIWL_MAX_QP_WR ||
+	    cap->max_send_sge > SIWL_MAX_SGE ||
+	    cap->max_inline_data > SIWL_MAX_INLINE)
+		return -EINVAL;
+	if (!attr->srq && (cap->max_recv_wr > SIWL_MAX_QP_WR ||
+			   cap->max_recv_sge > SIWL_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct siwl_device *sdev = to_siwl_dev(ibqp->device);
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	u32 qpn;
+	int rv;
+
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	rv = siwl_check_caps(attr);
+	if (rv)
+		return rv;
+	/* No driver-specific request is defined; no response is sent. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	if (atomic_inc_return(&sdev->num_qp) > SIWL_MAX_QP) {
+		rv = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->sdev = sdev;
+	qp->srq = attr->srq ? to_siwl_srq(attr->srq) : NULL;
+	kref_init(&qp->ref);
+	init_completion(&qp->freed);
+	mutex_init(&qp->modify_mutex);
+	spin_lock_init(&qp->lock);
+	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->rx_lock);
+	INIT_WORK(&qp->tx_work, siwl_qp_tx_work);
+	INIT_WORK(&qp->event_work, siwl_qp_event_work);
+
+	qp->state = SIWL_QPS_IDLE;
+	qp->ib_idle = IB_QPS_RESET;
+	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	/*
+	 * Ring positions run freely through 2^32 and index with "% size",
+	 * which stays continuous across the wrap only for powers of two.
+	 */
+	qp->sq_size = roundup_pow_of_two(max_t(u32, attr->cap.max_send_wr, 1));
+	/* Every WQE has room for the maximum: grant it, whatever was asked. */
+	qp->max_send_sge = SIWL_MAX_SGE;
+	qp->max_inline = SIWL_MAX_INLINE;
+	if (!qp->srq) {
+		qp->rq_size = roundup_pow_of_two(max_t(u32,
+						       attr->cap.max_recv_wr,
+						       1));
+		qp->max_recv_sge = SIWL_MAX_SGE;
+	}
+
+	rv = -ENOMEM;
+	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
+	if (!qp->sq)
+		goto err_free;
+	if (qp->rq_size) {
+		qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
+		if (!qp->rq)
+			goto err_free;
+	}
+	/* Sized for the device limits, so any negotiated IRD/ORD fits. */
+	qp->orq = kcalloc(SIWL_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
+	qp->irq = kcalloc(SIWL_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
+	if (!qp->orq || !qp->irq)
+		goto err_free;
+
+	/* Published last: a QP found by number is fully set up. */
+	rv = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, qp,
+				 XA_LIMIT(1, (1U << 24) - 1), &sdev->qp_next,
+				 GFP_KERNEL);
+	if (rv < 0)
+		goto err_free;
+	ibqp->qp_num = qpn;
+
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq_size;
+		attr->cap.max_recv_sge = qp->max_recv_sge;
+	}
+	return 0;
+
+err_free:
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->rq);
+	kvfree(qp->sq);
+err_count:
+	atomic_dec(&sdev->num_qp);
+	return rv;
+}
+
+int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	struct siwl_device *sdev = qp->sdev;
+	struct siwl_cep *cep;
+	unsigned long flags;
+
+	mutex_lock(&qp->modify_mutex);
+	spin_lock_irqsave(&qp->lock, flags);
+	/*
+	 * Outstanding WRs are dropped, not completed: the CQ must not hold
+	 * completions that point at a QP about to be freed.
+	 */
+	qp->discard = true;
+	siwl_qp_error_locked(qp, false);
+	cep = qp->cep;
+	qp->cep = NULL;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	siwl_qp_sync(qp);
+	if (cep) {
+		siwl_cm_close(cep, true);
+		siwl_cep_put(cep);
+	}
+	mutex_unlock(&qp->modify_mutex);
+
+	xa_erase_irq(&sdev->qp_table, ibqp->qp_num);
+
+	/*
+	 * iw_cm and the CEP hold references until the connection is gone
+	 * (siwl_qp_llp_down()); the ib core frees the QP when we return.
+	 */
+	siwl_qp_put(qp);
+	wait_for_completion(&qp->freed);
+	cancel_work_sync(&qp->tx_work);
+	cancel_work_sync(&qp->event_work);
+
+	spin_lock_bh(&qp->rx_lock);
+	siwl_rx_release(qp);
+	spin_unlock_bh(&qp->rx_lock);
+
+	kvfree(qp->tx.buf);
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->rq);
+	kvfree(qp->sq);
+	atomic_dec(&sdev->num_qp);
+	return 0;
+}
+
+/* ---- verbs: modify / query --------------------------------------------- */
+
+/* Drops every queued WR without completion (IB modify to RESET). */
+static void siwl_qp_reset_queues(struct siwl_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_bh(&qp->rx_lock);
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->sq_tail = qp->sq_head;
+	qp->sq_next = qp->sq_head;
+	qp->orq_count = 0;
+	qp->irq_count = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	qp->rq_tail = qp->rq_head;
+	qp->rx_rqe_valid = false;
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	spin_unlock_bh(&qp->rx_lock);
+}
+
+static const struct iw_term siwl_term_local = {
+	.valid = 1,
+	.layer = IW_TERM_LAYER_RDMAP,
+	.etype = RDMAP_ETYPE_LOCAL_CATASTROPHIC,
+	.ecode = 0,
+	.hdrct = 0,
+};
+
+/*
+ * Applies a state change; returns what the caller has to do once the lock
+ * is dropped. RESET/INIT/RTR only move within IDLE; RTS is reached through
+ * siwl_qp_llp_up() alone, since iWARP has no RTS without a connection.
+ */
+enum siwl_after { SIWL_AFTER_NONE, SIWL_AFTER_KICK, SIWL_AFTER_ERROR,
+		  SIWL_AFTER_RESET };
+
+static int siwl_qp_new_state(struct siwl_qp *qp, enum ib_qp_state new,
+			     enum siwl_after *after)
+{
+	enum siwl_qp_state s = qp->state;
+
+	lockdep_assert_held(&qp->lock);
+	*after = SIWL_AFTER_NONE;
+	switch (new) {
+	case IB_QPS_RESET:
+		if (s == SIWL_QPS_IDLE ||
+		    (s == SIWL_QPS_ERROR && !qp->cep && !qp->tx_enabled)) {
+			*after = SIWL_AFTER_RESET;
+			return 0;
+		}
+		return s == SIWL_QPS_ERROR ? -EBUSY : -EINVAL;
+	case IB_QPS_INIT:
+		if (s != SIWL_QPS_IDLE || qp->ib_idle == IB_QPS_RTR)
+			return -EINVAL;
+		qp->ib_idle = IB_QPS_INIT;
+		return 0;
+	case IB_QPS_RTR:
+		if (s != SIWL_QPS_IDLE || qp->ib_idle == IB_QPS_RESET)
+			return -EINVAL;
+		qp->ib_idle = IB_QPS_RTR;
+		return 0;
+	case IB_QPS_RTS:
+		return s == SIWL_QPS_RTS ? 0 : -EINVAL;
+	case IB_QPS_SQD:
+		if (s == SIWL_QPS_CLOSING)
+			return 0;
+		if (s != SIWL_QPS_RTS)
+			return -EINVAL;
+		/* Graceful: the work item closes once the SQ is drained. */
+		qp->state = SIWL_QPS_CLOSING;
+		*after = SIWL_AFTER_KICK;
+		return 0;
+	case IB_QPS_SQE:
+		if (s == SIWL_QPS_TERMINATE)
+			return 0;
+		if (s != SIWL_QPS_RTS && s != SIWL_QPS_CLOSING)
+			return -EINVAL;
+		siwl_qp_fail_locked(qp, &siwl_term_local, NULL, 0, 0);
+		/* The consumer asked for it; no asynchronous error event. */
+		qp->event_pending = false;
+		return 0;
+	case IB_QPS_ERR:
+		siwl_qp_error_locked(qp, true);
+		*after = SIWL_AFTER_ERROR;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int siwl_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	enum siwl_after after = SIWL_AFTER_NONE;
+	unsigned long flags;
+	int rv = 0;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != SIWL_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SIWL_MAX_ORD)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SIWL_MAX_IRD)
+		return -EINVAL;
+
+	mutex_lock(&qp->modify_mutex);
+	spin_lock_irqsave(&qp->lock, flags);
+	if ((mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) &&
+	    qp->state > SIWL_QPS_RTS) {
+		rv = -EINVAL;
+		goto out_unlock;
+	}
+	if (mask & IB_QP_STATE) {
+		rv = siwl_qp_new_state(qp, attr->qp_state, &after);
+		if (rv)
+			goto out_unlock;
+	}
+	/*
+	 * IRD/ORD of a live connection were negotiated by MPA (RFC 6581);
+	 * the consumer's values apply to the next connection and to query.
+	 */
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr_ord = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr_ird = attr->max_dest_rd_atomic;
+	/*
+	 * Recorded and reported but not enforced: iWARP rights live in the
+	 * STags, and rdma_cm gives an active side's QP no access flags.
+	 */
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	switch (after) {
+	case SIWL_AFTER_KICK:
+		siwl_qp_kick(qp);
+		break;
+	case SIWL_AFTER_ERROR:
+		siwl_qp_sync(qp);
+		break;
+	case SIWL_AFTER_RESET:
+		siwl_qp_sync(qp);
+		siwl_qp_reset_queues(qp);
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->state = SIWL_QPS_IDLE;
+		qp->ib_idle = IB_QPS_RESET;
+		qp->close_pending = false;
+		qp->close_abortive = false;
+		qp->close_level = 0;
+		qp->event_pending = false;
+		qp->term_valid = false;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		break;
+	default:
+		break;
+	}
+	mutex_unlock(&qp->modify_mutex);
+	return rv;
+}
+
+static enum ib_qp_state siwl_ib_state(struct siwl_qp *qp)
+{
+	switch (qp->state) {
+	case SIWL_QPS_IDLE:
+		return qp->ib_idle;
+	case SIWL_QPS_RTS:
+		return IB_QPS_RTS;
+	case SIWL_QPS_CLOSING:
+		return IB_QPS_SQD;
+	case SIWL_QPS_TERMINATE:
+		return IB_QPS_SQE;
+	default:
+		return IB_QPS_ERR;
+	}
+}
+
+int siwl_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr)
+{
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+
+	spin_lock_irqsave(&qp->lock, flags);
+	attr->qp_state = siwl_ib_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->cep ? qp->ord : qp->attr_ord;
+	attr->max_dest_rd_atomic = qp->cep ? qp->ird : qp->attr_ird;
+	attr->sq_draining = qp->state == SIWL_QPS_CLOSING &&
+			    qp->sq_tail != qp->sq_head;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	attr->path_mtu = IB_MTU_1024;
+	attr->port_num = SIWL_PORT;
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	init_attr->event_handler = ibqp->event_handler;
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = attr->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					       IB_SIGNAL_REQ_WR;
+	init_attr->port_num = SIWL_PORT;
+	return 0;
+}
+
+/* ---- verbs: posting ---------------------------------------------------- */
+
+#define SIWL_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | \
+			 IB_SEND_FENCE | IB_SEND_INLINE)
+
+static int siwl_copy_sges(struct siwl_sge *dst, const struct ib_sge *src,
+			  int num_sge, u32 *total)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = src[i].addr;
+		dst[i].length = src[i].length;
+		dst[i].lkey = src[i].lkey;
+		sum += src[i].length;
+	}
+	/* At most six 32-bit lengths: the u64 sum cannot wrap. */
+	if (sum > SIWL_MAX_MSG_SIZE)
+		return -EINVAL;
+	*total = sum;
+	return 0;
+}
+
+/*
+ * Inline data is copied now, so the consumer may reuse the buffer as soon
+ * as the post returns. Kernel SGE addresses are kernel virtual (software
+ * device); a user QP posts from its own process through uverbs, where the
+ * addresses are its virtual addresses.
+ */
+static int siwl_copy_inline(struct siwl_qp *qp, struct siwl_sqe *sqe,
+			    const struct ib_send_wr *wr)
+{
+	bool user = !rdma_is_kernel_res(&qp->base.res);
+	u32 off = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 len = wr->sg_list[i].length;
+		u64 addr = wr->sg_list[i].addr;
+
+		if (!len)
+			continue;
+		if (user) {
+			if (copy_from_user(sqe->inline_data + off,
+					   u64_to_user_ptr(addr), len))
+				return -EFAULT;
+		} else {
+			memcpy(sqe->inline_data + off,
+			       (void *)(uintptr_t)addr, len);
+		}
+		off += len;
+	}
+	sqe->num_sge = 0;
+	return 0;
+}
+
+static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
+			  struct siwl_sqe *sqe)
+{
+	int max_sge = qp->max_send_sge;
+	bool has_data = true;
+	int rv;
+
+	memset(sqe, 0, sizeof(*sqe));
+	if (wr->send_flags & ~SIWL_SEND_FLAGS || wr->num_sge < 0)
+		return -EINVAL;
+	sqe->wr_id = wr->wr_id;
+	sqe->opcode = wr->opcode;
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
+		sqe->flags |= SIWL_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		sqe->flags |= SIWL_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		sqe->flags |= SIWL_WQE_FENCE;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_INV:
+		sqe->inv_key = wr->ex.invalidate_rkey;
+		fallthrough;
+	case IB_WR_SEND:
+		break;
+	case IB_WR_RDMA_WRITE:
+		sqe->rkey = rdma_wr(wr)->rkey;
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_RDMA_READ_WITH_INV:
+		sqe->inv_key = wr->ex.invalidate_rkey;
+		fallthrough;
+	case IB_WR_RDMA_READ:
+		/* RFC 5040 section 4.4: one Data Sink STag per Read. */
+		max_sge = SIWL_MAX_SGE_RD;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		if (wr->send_flags & IB_SEND_INLINE)
+			return -EINVAL;
+		break;
+	case IB_WR_REG_MR:
+		sqe->reg_mr = reg_wr(wr)->mr;
+		sqe->reg_key = reg_wr(wr)->key;
+		sqe->reg_access = reg_wr(wr)->access;
+		if (!sqe->reg_mr)
+			return -EINVAL;
+		has_data = false;
+		break;
+	case IB_WR_LOCAL_INV:
+		sqe->inv_key = wr->ex.invalidate_rkey;
+		has_data = false;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!has_data) {
+		if (wr->send_flags & IB_SEND_INLINE)
+			return -EINVAL;
+		return 0;
+	}
+
+	if (wr->num_sge > max_sge)
+		return -EINVAL;
+	if (wr->num_sge && !wr->sg_list)
+		return -EINVAL;
+	rv = siwl_copy_sges(sqe->sge, wr->sg_list, wr->num_sge,
+			    &sqe->total_len);
+	if (rv)
+		return rv;
+	sqe->num_sge = wr->num_sge;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (sqe->total_len > qp->max_inline)
+			return -EINVAL;
+		sqe->flags |= SIWL_WQE_INLINE;
+		return siwl_copy_inline(qp, sqe, wr);
+	}
+	return 0;
+}
+
+int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	struct siwl_sqe sqe;
+	unsigned long flags;
+	bool kick = false;
+	int rv = 0;
+
+	for (; wr; wr = wr->next) {
+		/* Built outside the lock: inline data may come from user. */
+		rv = siwl_build_sqe(qp, wr, &sqe);
+		if (rv)
+			break;
+
+		spin_lock_irqsave(&qp->lock, flags);
+		switch (qp->state) {
+		case SIWL_QPS_IDLE:
+			/* RDMAC verbs: queued in Idle, processed from RTS. */
+			if (qp->ib_idle == IB_QPS_RESET)
+				rv = -EINVAL;
+			break;
+		case SIWL_QPS_RTS:
+			break;
+		case SIWL_QPS_ERROR:
+			/*
+			 * Completed at once, behind whatever the flush has
+			 * not reached yet: ib_drain_sq() relies on the order.
+			 */
+			sqe.status = IB_WC_WR_FLUSH_ERR;
+			if (qp->sq_tail == qp->sq_head) {
+				siwl_sq_push(qp, &sqe);
+				spin_unlock_irqrestore(&qp->lock, flags);
+				continue;
+			}
+			sqe.flags |= SIWL_WQE_DONE;
+			kick = true;
+			break;
+		default:
+			rv = -ENOTCONN;
+			break;
+		}
+		if (!rv && qp->sq_head - qp->sq_tail >= qp->sq_size)
+			rv = -ENOMEM;
+		if (rv) {
+			spin_unlock_irqrestore(&qp->lock, flags);
+			break;
+		}
+		*siwl_sq_slot(qp, qp->sq_head) = sqe;
+		qp->sq_head++;
+		if (qp->state == SIWL_QPS_ERROR)
+			siwl_qp_reap_locked(qp);
+		else if (qp->tx_enabled)
+			kick = true;
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
+	if (rv)
+		*bad_wr = wr;
+	if (kick)
+		siwl_qp_kick(qp);
+	return rv;
+}
+
+int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	struct siwl_rqe rqe;
+	enum siwl_qp_state state;
+	unsigned long flags;
+	bool kick = false;
+	int rv = 0;
+
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			rv = -EINVAL;
+			break;
+		}
+		rqe.wr_id = wr->wr_id;
+		rqe.num_sge = wr->num_sge;
+		rv = siwl_copy_sges(rqe.sge, wr->sg_list, wr->num_sge,
+				    &rqe.total_len);
+		if (rv)
+			break;
+
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		/*
+		 * Read without @lock: a QP that turns ERROR after this is
+		 * flushed by the work item under rq_lock, after this post.
+		 */
+		state = READ_ONCE(qp->state);
+		if (state == SIWL_QPS_IDLE &&
+		    READ_ONCE(qp->ib_idle) == IB_QPS_RESET) {
+			rv = -EINVAL;
+		} else if (state == SIWL_QPS_ERROR &&
+			   qp->rq_tail == qp->rq_head && !qp->rx_rqe_valid) {
+			siwl_rq_push(qp, &rqe, IB_WC_WR_FLUSH_ERR);
+			spin_unlock_irqrestore(&qp->rq_lock, flags);
+			continue;
+		} else if (qp->rq_head - qp->rq_tail >= qp->rq_size) {
+			rv = -ENOMEM;
+		}
+		if (rv) {
+			spin_unlock_irqrestore(&qp->rq_lock, flags);
+			break;
+		}
+		qp->rq[qp->rq_head % qp->rq_size] = rqe;
+		qp->rq_head++;
+		if (state == SIWL_QPS_ERROR)
+			kick = true;
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
+	if (rv)
+		*bad_wr = wr;
+	if (kick)
+		siwl_qp_kick(qp);
+	return rv;
+}
+
+/* ---- connection manager glue ------------------------------------------- */
+
+/* One FPDU with up to this much ULPDU; smaller than MULPDU is legal. */
+#define SIWL_TX_MAX_ULPDU	16384
+#define SIWL_TX_BUF_SIZE	(SIWL_TX_MAX_ULPDU + MPA_HDR_SIZE + \
+				 MPA_ALIGN + MPA_CRC_SIZE)
+
+static u8 siwl_rtr_pick(u8 rtr)
+{
+	/* RFC 6581 negotiates one type; prefer the cheapest if given more. */
+	if (rtr & MPA_RTR_WRITE)
+		return MPA_RTR_WRITE;
+	if (rtr & MPA_RTR_READ)
+		return MPA_RTR_READ;
+	return rtr & MPA_RTR_SEND;
+}
+
+int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
+		   const struct siwl_conn_params *p)
+{
+	struct siwl_tx *tx = &qp->tx;
+	struct sock *sk;
+	unsigned long flags;
+	u8 rtr;
+	int rv = 0;
+
+	if (!p->sock || !p->sock->sk || p->ird > SIWL_MAX_IRD ||
+	    p->ord > SIWL_MAX_ORD)
+		return -EINVAL;
+	sk = p->sock->sk;
+	rtr = siwl_rtr_pick(p->rtr);
+
+	mutex_lock(&qp->modify_mutex);
+	if (!tx->buf) {
+		tx->buf = kvmalloc(SIWL_TX_BUF_SIZE, GFP_KERNEL);
+		if (!tx->buf) {
+			rv = -ENOMEM;
+			goto out;
+		}
+		tx->buf_size = SIWL_TX_BUF_SIZE;
+	}
+	/* A previous connection's work must be over before TX is reset. */
+	flush_work(&qp->tx_work);
+
+	spin_lock_bh(&qp->rx_lock);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != SIWL_QPS_IDLE || qp->ib_idle == IB_QPS_RESET) {
+		rv = -EINVAL;
+	} else if (qp->cep) {
+		rv = -EBUSY;
+	} else {
+		siwl_cep_get(cep);
+		qp->cep = cep;
+		qp->sock = p->sock;
+		qp->crc = p->crc;
+		qp->ird = p->ird;
+		qp->ord = p->ord;
+		qp->orq_count = 0;
+		qp->irq_count = 0;
+		qp->close_pending = false;
+		qp->close_abortive = false;
+		qp->close_level = 0;
+		qp->event_pending = false;
+		qp->term_valid = false;
+		qp->tx_rtr = p->initiator ? rtr : 0;
+		/* RFC 6581 section 5: the responder sends after the RTR. */
+		qp->tx_hold = !p->initiator && rtr;
+
+		tx->fpdu_len = 0;
+		tx->fpdu_sent = 0;
+		tx->kind = SIWL_TX_NONE;
+		tx->irq_turn = false;
+		/* RFC 5041 section 5.1: the first MSN on each queue is 1. */
+		tx->next_msn[RDMAP_QN_SEND] = 1;
+		tx->next_msn[RDMAP_QN_READ_REQ] = 1;
+		tx->next_msn[RDMAP_QN_TERMINATE] = 1;
+
+		siwl_rx_reset(qp);
+		qp->rx.rtr_expect = p->initiator ? 0 : rtr;
+
+		qp->state = SIWL_QPS_RTS;
+		qp->tx_enabled = true;
+		qp->rx_enabled = true;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	spin_unlock_bh(&qp->rx_lock);
+	if (rv)
+		goto out;
+
+	siwl_qp_kick(qp);
+	/*
+	 * FPDUs that arrived between the MPA exchange and now raised no
+	 * sk_data_ready we acted on; read them now.
+	 */
+	lock_sock(sk);
+	siwl_qp_rx(qp, sk);
+	release_sock(sk);
+out:
+	mutex_unlock(&qp->modify_mutex);
+	return rv;
+}
+
+void siwl_qp_tx_wakeup(struct siwl_qp *qp)
+{
+	siwl_qp_kick(qp);
+}
+
+void siwl_qp_llp_down(struct siwl_qp *qp)
+{
+	struct siwl_cep *cep;
+	unsigned long flags;
+
+	spin_lock_bh(&qp->rx_lock);
+	qp->rx_enabled = false;
+	siwl_rx_release(qp);
+	spin_unlock_bh(&qp->rx_lock);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->tx_enabled = false;
+	/* The connection is gone already: nothing left to close. */
+	siwl_qp_error_locked(qp, false);
+	qp->close_pending = false;
+	cep = qp->cep;
+	qp->cep = NULL;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	/* Waits for a send in progress; afterwards TX sees !tx_enabled. */
+	siwl_qp_sync(qp);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->sock = NULL;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (cep)
+		siwl_cep_put(cep);
+}

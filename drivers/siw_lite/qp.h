@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * siw_lite: queue pairs, shared receive queues and the data path entry
+ * points the connection manager calls.
+ */
+#ifndef SIWL_QP_H
+#define SIWL_QP_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <rdma/ib_verbs.h>
+
+#include "ddp_wire.h"
+#include "iwarp.h"
+#include "siw_lite.h"
+
+struct siwl_cep;
+
+/* Scatter/gather element as the data path uses it (validated at post). */
+struct siwl_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+/* Receive WQE, for a QP's RQ or an SRQ. */
+struct siwl_rqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 total_len;
+	struct siwl_sge sge[SIWL_MAX_SGE];
+};
+
+struct siwl_srq {
+	struct ib_srq base;
+	spinlock_t lock;	/* protects all of the fields below */
+	struct siwl_rqe *queue;	/* ring of max_wr entries */
+	u32 max_wr;
+	u32 max_sge;
+	u32 head;		/* next to consume */
+	u32 count;		/* posted, not consumed */
+	/*
+	 * 0: disarmed; else IB_EVENT_SRQ_LIMIT_REACHED is raised when
+	 * count drops below it, which disarms it again.
+	 */
+	u32 limit;
+};
+
+static inline struct siwl_srq *to_siwl_srq(struct ib_srq *srq)
+{
+	return container_of(srq, struct siwl_srq, base);
+}
+
+/* Takes the next receive WQE of @srq; -ENOENT when empty. Any context. */
+int siwl_srq_get(struct siwl_srq *srq, struct siwl_rqe *rqe);
+
+int siwl_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
+		    struct ib_udata *udata);
+int siwl_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int siwl_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
+int siwl_destroy_srq(struct ib_srq *srq, struct ib_udata *udata);
+int siwl_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+
+/*
+ * What MPA negotiated for a connection (RFC 5044 section 7.1, RFC 6581),
+ * handed from the connection manager to the QP when it goes to RTS.
+ */
+struct siwl_conn_params {
+	struct socket *sock;
+	bool crc;		/* MPA CRC on both directions */
+	bool initiator;		/* we sent the MPA request */
+	u8 mpa_rev;		/* 1 or 2 */
+	u32 ird;		/* inbound RDMA Reads we accept at once */
+	u32 ord;		/* outbound RDMA Reads we may have in flight */
+	/*
+	 * RFC 6581 RTR: for the initiator, the zero-length message type to
+	 * send first (MPA_RTR_* single bit, 0 for none); for the responder,
+	 * the type to expect before the first ULP message (0 for none).
+	 */
+	u8 rtr;
+};
+
+/*
+ * iWARP QP states (RFC 5040 section 6 and the RDMAC verbs). The IB states a
+ * consumer uses map onto them: RESET, INIT and RTR are all IDLE (the IB
+ * sub-state is kept for query_qp), SQD is CLOSING, SQE is TERMINATE and ERR
+ * is ERROR.
+ */
+enum siwl_qp_state {
+	SIWL_QPS_IDLE,
+	SIWL_QPS_RTS,
+	SIWL_QPS_CLOSING,
+	SIWL_QPS_TERMINATE,
+	SIWL_QPS_ERROR,
+};
+
+/* siwl_sqe.flags */
+#define SIWL_WQE_SIGNALED	0x01
+#define SIWL_WQE_SOLICITED	0x02
+#define SIWL_WQE_FENCE		0x04
+#define SIWL_WQE_INLINE		0x08
+#define SIWL_WQE_DONE		0x10	/* finished, status in @status */
+
+/* Send WQE, a copy of the consumer's ib_send_wr taken at post time. */
+struct siwl_sqe {
+	u64 wr_id;
+	u32 opcode;		/* enum ib_wr_opcode */
+	u8 flags;		/* SIWL_WQE_* */
+	u8 num_sge;
+	u8 status;		/* enum ib_wc_status, once DONE */
+	u32 total_len;
+	u32 rkey;		/* RDMA Write / Read: remote STag */
+	u64 raddr;		/* RDMA Write / Read: remote Tagged Offset */
+	u32 inv_key;		/* Send w/ Inv, Read w/ Inv, Local Inv */
+	/* IB_WR_REG_MR; the consumer keeps the MR until the WR completes. */
+	struct ib_mr *reg_mr;
+	u32 reg_key;
+	int reg_access;
+	union {
+		struct siwl_sge sge[SIWL_MAX_SGE];
+		u8 inline_data[SIWL_MAX_INLINE];
+	};
+};
+
+/* Outbound RDMA Read awaiting its Read Response (ORD bounded). */
+struct siwl_orqe {
+	u32 sq_idx;		/* the Read's SQ position (free-running) */
+	bool rtr;		/* RFC 6581 zero-length RTR Read: no WQE */
+	u32 sink_stag;
+	u64 sink_to;
+	u32 len;
+	u32 placed;		/* Read Response payload placed so far */
+	u32 inv_key;		/* RDMA_READ_WITH_INV: sink STag to invalidate */
+	bool inv;
+};
+
+/* Inbound RDMA Read Request to answer with a Read Response (IRD bounded). */
+struct siwl_irqe {
+	u32 sink_stag;
+	u64 sink_to;
+	u32 size;
+	u32 src_stag;
+	u64 src_to;
+};
+
+/* A Terminate to send: the error plus the offending segment's headers. */
+#define SIWL_HDR_MAX	(MPA_HDR_SIZE + DDP_UNTAGGED_HDR_SIZE + \
+			 RDMAP_TERM_MAX_BODY)
+struct siwl_term {
+	struct iw_term term;
+	u16 bad_seg_len;
+	u8 bad_len;		/* bytes of @bad (from the DDP header on) */
+	u8 bad[SIWL_HDR_MAX];
+};
+
+/* Transmit state; only the QP's work item touches it (tx.c). */
+enum siwl_tx_kind {
+	SIWL_TX_NONE,
+	SIWL_TX_SQ,		/* a Send, Write or Read Request */
+	SIWL_TX_IRQ,		/* a Read Response */
+	SIWL_TX_RTR,		/* RFC 6581 RTR message */
+	SIWL_TX_TERM,		/* Terminate */
+};
+
+struct siwl_tx {
+	u8 *buf;		/* one FPDU, framed and CRCed */
+	u32 buf_size;
+	u32 fpdu_len;		/* bytes of @buf to send */
+	u32 fpdu_sent;
+	bool fpdu_ends_msg;	/* @buf holds the message's last segment */
+
+	enum siwl_tx_kind kind;	/* message being segmented */
+	u32 sq_idx;		/* SIWL_TX_SQ: free-running SQ position */
+	u32 msg_len;
+	u32 msg_sent;		/* payload bytes framed so far */
+	u32 mulpdu;		/* per message, from the current MSS */
+	u32 msn;		/* untagged messages: MSN of this message */
+	u8 rtr;			/* SIWL_TX_RTR: MPA_RTR_* type */
+
+	u32 next_msn[RDMAP_QN_COUNT];	/* RFC 5041 section 5.1: from 1 */
+	bool irq_turn;		/* fairness: serve a Read Response next */
+};
+
+/* Receive state; only RX (under rx_lock) touches it (rx.c). */
+enum siwl_rx_phase {
+	SIWL_RX_HDR,
+	SIWL_RX_PAYLOAD,
+	SIWL_RX_TRAILER,
+};
+
+enum siwl_rx_kind {
+	SIWL_RX_DISCARD,	/* nothing to place (zero length, RTR) */
+	SIWL_RX_WRITE,
+	SIWL_RX_READ_RESP,
+	SIWL_RX_SEND,
+	SIWL_RX_RTR_SEND,
+	SIWL_RX_READ_REQ,
+	SIWL_RX_TERMINATE,
+};
+
+struct siwl_rx {
+	enum siwl_rx_phase phase;
+	enum siwl_rx_kind kind;
+	bool dead;		/* an error was found: discard everything */
+	bool rtr_seg;		/* this segment is the awaited RTR */
+	u8 rtr_expect;		/* responder: MPA_RTR_* type still awaited */
+
+	u8 hdr[SIWL_HDR_MAX];	/* MPA + DDP/RDMAP header being assembled */
+	u32 have;
+	u32 need;
+	u16 mpa_len;
+	struct ddp_hdr_info h;
+
+	u32 payload_left;
+	u32 payload_done;
+	u32 crc;
+	u8 trailer[MPA_ALIGN + MPA_CRC_SIZE];
+	u32 trailer_have;
+	u32 trailer_need;
+
+	/* Tagged placement target of the current segment (reference held). */
+	struct siwl_mr *mr;
+	u64 addr;
+
+	/* Untagged Send in progress (RFC 5041 section 5.3). */
+	bool send_active;
+	u32 send_msn;
+	u32 send_mo;
+
+	u32 next_msn[RDMAP_QN_COUNT];	/* expected MSN per queue */
+};
+
+/*
+ * The QP. Fields beyond @base are the data path's (qp.c, tx.c, rx.c).
+ * Locking is described at the top of qp.c.
+ */
+struct siwl_qp {
+	struct ib_qp base;
+	struct siwl_device *sdev;
+	struct siwl_srq *srq;
+
+	struct kref ref;
+	struct completion freed;	/* last reference gone */
+	struct mutex modify_mutex;	/* modify_qp / destroy_qp */
+
+	/* Under @lock. */
+	spinlock_t lock;
+	enum siwl_qp_state state;
+	enum ib_qp_state ib_idle;	/* RESET/INIT/RTR while IDLE */
+	int access;			/* IB_QP_ACCESS_FLAGS, reported only */
+	u32 attr_ord;			/* consumer's max_rd_atomic */
+	u32 attr_ird;			/* consumer's max_dest_rd_atomic */
+	u32 ord;			/* live limits, set when connected */
+	u32 ird;
+	struct siwl_cep *cep;
+	struct socket *sock;
+	bool crc;
+	bool tx_enabled;		/* TX may use @sock */
+	bool tx_hold;			/* responder awaiting the RTR */
+	u8 tx_rtr;			/* initiator: RTR type still to send */
+	bool close_pending;		/* worker: call siwl_cm_close() */
+	bool close_abortive;
+	u8 close_level;			/* 0, or 1/2: graceful/abortive asked */
+	bool event_pending;		/* worker: raise IB_EVENT_QP_FATAL */
+	bool discard;			/* destroying: flush without CQEs */
+	bool term_valid;		/* @term is to be sent */
+	struct siwl_term term;
+
+	/* Send queue: free-running positions, slot = pos % sq_size. */
+	struct siwl_sqe *sq;
+	u32 sq_size;
+	u32 sq_head;			/* next free (producer) */
+	u32 sq_next;			/* next to transmit */
+	u32 sq_tail;			/* oldest not yet completed */
+	u32 max_send_sge;
+	u32 max_inline;
+	bool sig_all;
+
+	/* Outbound Reads in flight and inbound Read Requests, rings. */
+	struct siwl_orqe *orq;
+	u32 orq_head;
+	u32 orq_count;
+	struct siwl_irqe *irq;
+	u32 irq_head;
+	u32 irq_count;
+
+	/* Receive queue, under @rq_lock. */
+	spinlock_t rq_lock;
+	struct siwl_rqe *rq;
+	u32 rq_size;
+	u32 rq_head;			/* next free (producer) */
+	u32 rq_tail;			/* next to consume */
+	u32 max_recv_sge;
+	struct siwl_rqe rx_rqe;		/* taken by RX, not completed yet */
+	bool rx_rqe_valid;
+
+	/* Receive side, under @rx_lock. */
+	spinlock_t rx_lock;
+	bool rx_enabled;
+	struct siwl_rx rx;
+
+	/* Transmit side: the work item and its private state. */
+	struct work_struct tx_work;
+	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp.c. */
+	struct work_struct event_work;
+	struct siwl_tx tx;
+};
+
+static inline struct siwl_qp *to_siwl_qp(struct ib_qp *qp)
+{
+	return container_of(qp, struct siwl_qp, base);
+}
+
+/*
+ * Entry points from the connection manager (cm.c) into the data path
+ * (qp.c, tx.c, rx.c). The CEP owns the socket and its callbacks and calls
+ * these; the QP never frees the socket.
+ */
+
+/*
+ * MPA is done: binds @qp to @cep and @p->sock, moves it to RTS and starts
+ * TX/RX. Returns 0, or a negative errno when the QP cannot go to RTS (not
+ * in INIT/RTR, or IRD/ORD beyond what it was created for), in which case
+ * the CEP aborts the connection.
+ */
+int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
+		   const struct siwl_conn_params *p);
+
+/* sk_data_ready of an RTS socket (BH context, socket callback lock held). */
+void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk);
+
+/* sk_write_space of an RTS socket: TX may continue. Any context. */
+void siwl_qp_tx_wakeup(struct siwl_qp *qp);
+
+/*
+ * The TCP connection is gone (FIN, RST or error): the QP goes to ERROR and
+ * flushes its queues; it no longer touches the socket once this returns.
+ * Process context.
+ */
+void siwl_qp_llp_down(struct siwl_qp *qp);
+
+/* QP references, as iw_cm's iw_add_ref / iw_rem_ref use them. */
+void siwl_qp_get(struct siwl_qp *qp);
+void siwl_qp_put(struct siwl_qp *qp);
+struct siwl_qp *siwl_qp_from_id(struct siwl_device *sdev, u32 qpn);
+
+/* Verbs. */
+int siwl_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata);
+int siwl_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int siwl_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr);
+int siwl_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
+int siwl_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int siwl_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+void siwl_iw_add_ref(struct ib_qp *qp);
+void siwl_iw_rem_ref(struct ib_qp *qp);
+struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn);
+
+/* Device QP table (qpn -> QP) set-up and teardown. */
+void siwl_qp_table_init(struct siwl_device *sdev);
+void siwl_qp_table_fini(struct siwl_device *sdev);
+
+/* Module-wide work queue for QP transmit/flush work (module init/exit). */
+int siwl_qp_init_module(void);
+void siwl_qp_exit_module(void);
+
+/* Internal to qp.c, tx.c and rx.c. */
+extern struct workqueue_struct *siwl_qp_wq;
+
+void siwl_qp_kick(struct siwl_qp *qp);
+void siwl_qp_reap_locked(struct siwl_qp *qp);
+void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
+			 const void *bad, u32 bad_len, u16 bad_seg_len);
+void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive);
+void siwl_qp_tx_work(struct work_struct *work);
+void siwl_qp_flush(struct siwl_qp *qp);
+void siwl_rx_reset(struct siwl_qp *qp);
+void siwl_rx_release(struct siwl_qp *qp);
+
+#endif /* SIWL_QP_H */

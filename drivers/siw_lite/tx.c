@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * siw_lite: transmit. RDMAP messages (RFC 5040) cut into DDP segments
+ * (RFC 5041) framed as MPA FPDUs (RFC 5044 section 4) on the TCP socket.
+ *
+ * Everything here runs in the QP's work item, one instance at a time, so
+ * struct siwl_tx needs no lock. The work item never blocks on the socket:
+ * it sends with MSG_DONTWAIT and, on -EAGAIN, returns; sk_write_space
+ * (siwl_qp_tx_wakeup()) queues it again and it resumes within the FPDU it
+ * was sending.
+ *
+ * Each FPDU is built whole in a per-QP buffer: headers, payload copied
+ * from the source memory, PAD and CRC. That costs a copy but makes resuming
+ * a partly sent FPDU trivial and keeps the CRC a single pass over
+ * contiguous bytes.
+ *
+ * Scheduling, at FPDU boundaries: a pending Terminate first; then the
+ * message in progress; then a new message, alternating between the send
+ * queue and inbound Read Requests (RFC 5040 section 5.3) when both wait.
+ * Messages are never interleaved with each other, so the peer sees every
+ * message's segments back to back.
+ *
+ * A Send or RDMA Write is complete once its last FPDU has been accepted by
+ * TCP (RFC 5040 section 5.1 leaves it to the implementation; the data is
+ * then in kernel buffers and the consumer's memory is no longer read). An
+ * RDMA Read completes when RX places the end of its Read Response.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/net.h>
+#include <linux/uio.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "mem.h"
+#include "mpa_wire.h"
+#include "qp.h"
+
+/* FPDUs per work item run before yielding the worker. */
+#define SIWL_TX_BUDGET		64
+/* Smallest ULPDU we frame, whatever the MSS: progress over efficiency. */
+#define SIWL_TX_MIN_ULPDU	256
+
+enum siwl_step {
+	SIWL_STEP_IDLE,		/* nothing to do, or waiting on someone */
+	SIWL_STEP_MORE,		/* progress made: run again */
+};
+
+static struct siwl_sqe *siwl_tx_sqe(struct siwl_qp *qp, u32 pos)
+{
+	return &qp->sq[pos % qp->sq_size];
+}
+
+static struct siwl_irqe *siwl_tx_irqe(struct siwl_qp *qp)
+{
+	return &qp->irq[qp->irq_head % SIWL_MAX_IRD];
+}
+
+/*
+ * RFC 5044 section 4.5: an FPDU should fit one TCP segment. Read per
+ * message, since the path MSS can change while connected.
+ */
+static u32 siwl_tx_mulpdu(struct siwl_qp *qp, struct socket *sock)
+{
+	u32 max = qp->tx.buf_size - MPA_HDR_SIZE - MPA_ALIGN - MPA_CRC_SIZE;
+	u32 m = mpa_mulpdu(READ_ONCE(tcp_sk(sock->sk)->mss_cache));
+
+	return clamp_t(u32, m, SIWL_TX_MIN_ULPDU, max);
+}
+
+static bool siwl_is_read(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_RDMA_READ_WITH_INV;
+}
+
+/* Checks every SGE of @sqe against the MR it names, before any byte goes. */
+static int siwl_tx_check_sges(struct siwl_qp *qp, const struct siwl_sqe *sqe,
+			      int access)
+{
+	struct siwl_mr *mr;
+	int i, rv;
+
+	for (i = 0; i < sqe->num_sge; i++) {
+		const struct siwl_sge *sge = &sqe->sge[i];
+
+		if (!sge->length)
+			continue;
+		mr = siwl_mr_get(qp->sdev, sge->lkey);
+		if (!mr)
+			return -ENOENT;
+		rv = siwl_mr_check(mr, qp->base.pd, sge->addr, sge->length,
+				   access);
+		siwl_mr_put(mr);
+		if (rv)
+			return rv;
+	}
+	return 0;
+}
+
+/* Copies @len bytes at message offset @off of @sqe's SGEs to @dst. */
+static int siwl_tx_gather(struct siwl_qp *qp, const struct siwl_sqe *sqe,
+			  u32 off, u8 *dst, u32 len)
+{
+	struct siwl_mr *mr;
+	int i, rv;
+	u32 n;
+
+	for (i = 0; i < sqe->num_sge && len; i++) {
+		const struct siwl_sge *sge = &sqe->sge[i];
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		/* Looked up again per FPDU: no MR is pinned while we wait. */
+		mr = siwl_mr_get(qp->sdev, sge->lkey);
+		if (!mr)
+			return -ENOENT;
+		rv = siwl_mr_check(mr, qp->base.pd, sge->addr + off, n, 0);
+		if (!rv)
+			siwl_mr_copy_from(mr, sge->addr + off, dst, n);
+		siwl_mr_put(mr);
+		if (rv)
+			return rv;
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/*
+ * Reads Read Response payload from our Data Source. RX validated the
+ * source when the request arrived; the STag may have been invalidated
+ * since, which RFC 5040 section 7 reports as a remote protection error.
+ */
+static int siwl_tx_read_source(struct siwl_qp *qp,
+			       const struct siwl_irqe *irqe, u32 off, u8 *dst,
+			       u32 len, struct iw_term *term)
+{
+	struct siwl_mr *mr;
+	u8 ecode;
+	int rv;
+
+	mr = siwl_mr_get(qp->sdev, irqe->src_stag);
+	rv = mr ? siwl_mr_check(mr, qp->base.pd, irqe->src_to + off, len,
+				IB_ACCESS_REMOTE_READ) : -ENOENT;
+	if (!rv)
+		siwl_mr_copy_from(mr, irqe->src_to + off, dst, len);
+	if (mr)
+		siwl_mr_put(mr);
+	if (!rv)
+		return 0;
+
+	if (rv == -EINVAL)
+		ecode = RDMAP_ECODE_BASE_BOUNDS;
+	else if (rv == -EACCES)
+		ecode = RDMAP_ECODE_ACCESS_RIGHTS;
+	else
+		ecode = RDMAP_ECODE_INVALID_STAG;
+	iw_term_set(term, IW_TERM_LAYER_RDMAP, RDMAP_ETYPE_REMOTE_PROTECTION,
+		    ecode, 0);
+	return rv;
+}
+
+static u8 siwl_send_opcode(const struct siwl_sqe *sqe)
+{
+	bool se = sqe->flags & SIWL_WQE_SOLICITED;
+
+	if (sqe->opcode == IB_WR_SEND_WITH_INV)
+		return se ? RDMAP_SEND_SE_INVAL : RDMAP_SEND_INVAL;
+	return se ? RDMAP_SEND_SE : RDMAP_SEND;
+}
+
+static const struct iw_term siwl_tx_term_local = {
+	.valid = 1,
+	.layer = IW_TERM_LAYER_RDMAP,
+	.etype = RDMAP_ETYPE_LOCAL_CATASTROPHIC,
+	.ecode = 0,
+	.hdrct = 0,
+};
+
+/* A local error on the WQE being processed: fail it, then the QP. */
+static void siwl_tx_fail_sqe(struct siwl_qp *qp, u32 pos,
+			     enum ib_wc_status status)
+{
+	struct siwl_sqe *sqe = siwl_tx_sqe(qp, pos);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != SIWL_QPS_ERROR && pos - qp->sq_tail <
+	    qp->sq_head - qp->sq_tail && !(sqe->flags & SIWL_WQE_DONE)) {
+		sqe->status = status;
+		sqe->flags |= SIWL_WQE_DONE;
+		if (qp->sq_next == pos)
+			qp->sq_next++;
+		siwl_qp_reap_locked(qp);
+	}
+	siwl_qp_fail_locked(qp, &siwl_tx_term_local, NULL, 0, 0);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	qp->tx.kind = SIWL_TX_NONE;
+}
+
+/*
+ * Builds the next FPDU of the current message into tx->buf. Returns 0, or
+ * a negative errno after failing the QP.
+ */
+static int siwl_tx_build(struct siwl_qp *qp)
+{
+	struct siwl_tx *tx = &qp->tx;
+	struct ddp_hdr_info h = {};
+	u8 *ulpdu = tx->buf + MPA_HDR_SIZE;
+	struct siwl_sqe *sqe = NULL;
+	struct siwl_irqe *irqe = NULL;
+	struct iw_term term;
+	unsigned long flags;
+	u32 hlen, payload = 0;
+	bool data = false;
+	ssize_t len;
+	int rv = 0;
+
+	switch (tx->kind) {
+	case SIWL_TX_SQ:
+		sqe = siwl_tx_sqe(qp, tx->sq_idx);
+		switch (sqe->opcode) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_INV:
+			h.opcode = siwl_send_opcode(sqe);
+			h.stag = sqe->inv_key;
+			h.msn = tx->msn;
+			h.mo = tx->msg_sent;
+			data = true;
+			break;
+		case IB_WR_RDMA_WRITE:
+			h.opcode = RDMAP_RDMA_WRITE;
+			h.stag = sqe->rkey;
+			h.to = sqe->raddr + tx->msg_sent;
+			data = true;
+			break;
+		default:	/* RDMA Read Request, RFC 5040 section 4.4 */
+			h.opcode = RDMAP_RDMA_READ_REQ;
+			h.msn = tx->msn;
+			if (sqe->num_sge) {
+				h.rreq.sink_stag = sqe->sge[0].lkey;
+				h.rreq.sink_to = sqe->sge[0].addr;
+			}
+			h.rreq.read_size = sqe->total_len;
+			h.rreq.source_stag = sqe->rkey;
+			h.rreq.source_to = sqe->raddr;
+			break;
+		}
+		break;
+	case SIWL_TX_IRQ:
+		irqe = siwl_tx_irqe(qp);
+		h.opcode = RDMAP_RDMA_READ_RESP;
+		h.stag = irqe->sink_stag;
+		h.to = irqe->sink_to + tx->msg_sent;
+		data = true;
+		break;
+	default:
+		/*
+		 * RFC 6581 section 4: the RTR is a zero-length Write to STag
+		 * 0, a zero-length Read Request, or a zero-length Send.
+		 */
+		if (tx->rtr == MPA_RTR_WRITE) {
+			h.opcode = RDMAP_RDMA_WRITE;
+		} else if (tx->rtr == MPA_RTR_READ) {
+			h.opcode = RDMAP_RDMA_READ_REQ;
+			h.msn = tx->next_msn[RDMAP_QN_READ_REQ]++;
+		} else {
+			h.opcode = RDMAP_SEND;
+			h.msn = tx->next_msn[RDMAP_QN_SEND]++;
+		}
+		break;
+	}
+
+	hlen = ddp_hdr_len(h.opcode);
+	if (data)
+		payload = min(tx->msg_len - tx->msg_sent, tx->mulpdu - hlen);
+	h.last = tx->msg_sent + payload == tx->msg_len;
+	if (ddp_build_hdr(ulpdu, tx->buf_size - MPA_HDR_SIZE, &h) < 0)
+		rv = -EIO;
+
+	if (!rv && payload) {
+		if (irqe) {
+			rv = siwl_tx_read_source(qp, irqe, tx->msg_sent,
+						 ulpdu + hlen, payload, &term);
+			if (rv) {
+				spin_lock_irqsave(&qp->lock, flags);
+				siwl_qp_fail_locked(qp, &term, NULL, 0, 0);
+				spin_unlock_irqrestore(&qp->lock, flags);
+				tx->kind = SIWL_TX_NONE;
+				return rv;
+			}
+		} else if (sqe->flags & SIWL_WQE_INLINE) {
+			memcpy(ulpdu + hlen, sqe->inline_data + tx->msg_sent,
+			       payload);
+		} else {
+			rv = siwl_tx_gather(qp, sqe, tx->msg_sent,
+					    ulpdu + hlen, payload);
+		}
+	}
+	if (!rv) {
+		len = mpa_fpdu_finish(tx->buf, tx->buf_size, hlen + payload,
+				      qp->crc);
+		rv = len < 0 ? len : 0;
+	}
+	if (rv) {
+		if (sqe) {
+			siwl_tx_fail_sqe(qp, tx->sq_idx, IB_WC_LOC_PROT_ERR);
+		} else {
+			spin_lock_irqsave(&qp->lock, flags);
+			siwl_qp_fail_locked(qp, &siwl_tx_term_local, NULL, 0,
+					    0);
+			spin_unlock_irqrestore(&qp->lock, flags);
+			tx->kind = SIWL_TX_NONE;
+		}
+		return rv;
+	}
+
+	tx->fpdu_len = len;
+	tx->fpdu_sent = 0;
+	tx->fpdu_ends_msg = h.last;
+	tx->msg_sent += payload;
+	return 0;
+}
+
+static int siwl_tx_build_term(struct siwl_qp *qp, const struct siwl_term *t)
+{
+	struct siwl_tx *tx = &qp->tx;
+	ssize_t len;
+
+	len = rdmap_build_terminate(tx->buf + MPA_HDR_SIZE,
+				    tx->buf_size - MPA_HDR_SIZE,
+				    tx->next_msn[RDMAP_QN_TERMINATE]++,
+				    &t->term, t->bad_len ? t->bad : NULL,
+				    t->bad_len, t->bad_seg_len);
+	if (len < 0)
+		return len;
+	len = mpa_fpdu_finish(tx->buf, tx->buf_size, len, qp->crc);
+	if (len < 0)
+		return len;
+	pr_info_ratelimited("qp %u: sending Terminate: layer %u etype %u ecode %u\n",
+			    qp->base.qp_num, t->term.layer, t->term.etype,
+			    t->term.ecode);
+	tx->kind = SIWL_TX_TERM;
+	tx->fpdu_len = len;
+	tx->fpdu_sent = 0;
+	tx->fpdu_ends_msg = true;
+	return 0;
+}
+
+/* The FPDU in tx->buf is entirely in TCP's hands. */
+static void siwl_tx_fpdu_done(struct siwl_qp *qp)
+{
+	struct siwl_tx *tx = &qp->tx;
+	struct siwl_sqe *sqe;
+	unsigned long flags;
+
+	if (!tx->fpdu_ends_msg)
+		return;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	switch (tx->kind) {
+	case SIWL_TX_SQ:
+		sqe = siwl_tx_sqe(qp, tx->sq_idx);
+		/* A Read is complete only when its response has arrived. */
+		if (!siwl_is_read(sqe->opcode) &&
+		    !(sqe->flags & SIWL_WQE_DONE)) {
+			sqe->status = IB_WC_SUCCESS;
+			sqe->flags |= SIWL_WQE_DONE;
+			siwl_qp_reap_locked(qp);
+		}
+		break;
+	case SIWL_TX_IRQ:
+		if (qp->irq_count) {
+			qp->irq_head++;
+			qp->irq_count--;
+		}
+		break;
+	case SIWL_TX_TERM:
+		/* RFC 5040 section 5.4.4: after the Terminate, the end. */
+		siwl_qp_error_locked(qp, true);
+		break;
+	default:
+		break;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	tx->kind = SIWL_TX_NONE;
+}
+
+static int siwl_tx_send(struct siwl_qp *qp, struct socket *sock)
+{
+	struct siwl_tx *tx = &qp->tx;
+	unsigned long flags;
+	struct msghdr msg;
+	struct kvec iov;
+	int rv;
+
+	while (tx->fpdu_sent < tx->fpdu_len) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		if (!tx->fpdu_ends_msg)
+			msg.msg_flags |= MSG_MORE;
+		iov.iov_base = tx->buf + tx->fpdu_sent;
+		iov.iov_len = tx->fpdu_len - tx->fpdu_sent;
+		rv = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
+		if (rv == -EAGAIN)
+			return SIWL_STEP_IDLE;	/* sk_write_space resumes */
+		if (rv <= 0) {
+			/* The stream is broken; the CEP will notice too. */
+			spin_lock_irqsave(&qp->lock, flags);
+			siwl_qp_error_locked(qp, true);
+			spin_unlock_irqrestore(&qp->lock, flags);
+			return SIWL_STEP_MORE;
+		}
+		tx->fpdu_sent += rv;
+	}
+	siwl_tx_fpdu_done(qp);
+	return SIWL_STEP_MORE;
+}
+
+/* The next WQE must wait for outstanding Reads (ORD, fence). */
+static bool siwl_sq_blocked(struct siwl_qp *qp, const struct siwl_sqe *sqe)
+{
+	/* Invalidating a Read's sink while the Read is pending is a race. */
+	if (((sqe->flags & SIWL_WQE_FENCE) ||
+	     sqe->opcode == IB_WR_LOCAL_INV) && qp->orq_count)
+		return true;
+	return siwl_is_read(sqe->opcode) && qp->ord &&
+	       qp->orq_count >= qp->ord;
+}
+
+static void siwl_orq_push(struct siwl_qp *qp, const struct siwl_orqe *e)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->orq[(qp->orq_head + qp->orq_count) % SIWL_MAX_ORD] = *e;
+	qp->orq_count++;
+}
+
+/* Memory registration work requests: no wire traffic, done in order. */
+static int siwl_tx_local_op(struct siwl_qp *qp, u32 pos)
+{
+	struct siwl_sqe *sqe = siwl_tx_sqe(qp, pos);
+	unsigned long flags;
+	int rv;
+
+	if (sqe->opcode == IB_WR_REG_MR)
+		rv = siwl_mr_fast_reg(to_siwl_mr(sqe->reg_mr), qp->base.pd,
+				      sqe->reg_key, sqe->reg_access);
+	else
+		rv = siwl_mr_invalidate(qp->sdev, qp->base.pd, sqe->inv_key,
+					false);
+	if (rv) {
+		siwl_tx_fail_sqe(qp, pos, IB_WC_LOC_PROT_ERR);
+		return SIWL_STEP_MORE;
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != SIWL_QPS_ERROR) {
+		sqe->status = IB_WC_SUCCESS;
+		sqe->flags |= SIWL_WQE_DONE;
+		qp->sq_next++;
+		siwl_qp_reap_locked(qp);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return SIWL_STEP_MORE;
+}
+
+/* Starts the SQ WQE at @pos; the caller saw it was not blocked. */
+static int siwl_tx_start_sq(struct siwl_qp *qp, struct socket *sock, u32 pos)
+{
+	struct siwl_sqe *sqe = siwl_tx_sqe(qp, pos);
+	struct siwl_tx *tx = &qp->tx;
+	struct siwl_orqe orqe = {};
+	bool read = siwl_is_read(sqe->opcode);
+	unsigned long flags;
+	int rv;
+
+	if (sqe->opcode == IB_WR_REG_MR || sqe->opcode == IB_WR_LOCAL_INV)
+		return siwl_tx_local_op(qp, pos);
+
+	if (read && !qp->ord) {
+		/* No Read may be outstanding on this connection at all. */
+		siwl_tx_fail_sqe(qp, pos, IB_WC_LOC_QP_OP_ERR);
+		return SIWL_STEP_MORE;
+	}
+	if (!(sqe->flags & SIWL_WQE_INLINE)) {
+		rv = siwl_tx_check_sges(qp, sqe,
+					read ? IB_ACCESS_LOCAL_WRITE : 0);
+		if (rv) {
+			siwl_tx_fail_sqe(qp, pos, IB_WC_LOC_PROT_ERR);
+			return SIWL_STEP_MORE;
+		}
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != SIWL_QPS_RTS && qp->state != SIWL_QPS_CLOSING) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return SIWL_STEP_MORE;
+	}
+	if (read) {
+		/*
+		 * Recorded before the request leaves: its response can be
+		 * processed (by RX) before kernel_sendmsg() even returns.
+		 */
+		orqe.sq_idx = pos;
+		orqe.len = sqe->total_len;
+		if (sqe->num_sge) {
+			orqe.sink_stag = sqe->sge[0].lkey;
+			orqe.sink_to = sqe->sge[0].addr;
+		}
+		orqe.inv = sqe->opcode == IB_WR_RDMA_READ_WITH_INV;
+		orqe.inv_key = sqe->inv_key;
+		siwl_orq_push(qp, &orqe);
+	}
+	qp->sq_next++;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	tx->kind = SIWL_TX_SQ;
+	tx->sq_idx = pos;
+	tx->msg_sent = 0;
+	tx->msg_len = read ? 0 : sqe->total_len;
+	tx->mulpdu = siwl_tx_mulpdu(qp, sock);
+	if (read)
+		tx->msn = tx->next_msn[RDMAP_QN_READ_REQ]++;
+	else if (sqe->opcode != IB_WR_RDMA_WRITE)
+		tx->msn = tx->next_msn[RDMAP_QN_SEND]++;
+	return -EINPROGRESS;
+}
+
+enum siwl_pick { SIWL_PICK_NONE, SIWL_PICK_RTR, SIWL_PICK_IRQ, SIWL_PICK_SQ };
+
+/* Chooses the next message; called with qp->lock held. */
+static enum siwl_pick siwl_tx_pick_locked(struct siwl_qp *qp, u32 *pos)
+{
+	struct siwl_tx *tx = &qp->tx;
+	struct siwl_orqe orqe = {};
+	bool sq_ready = false, irq_ready;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->tx_rtr) {
+		tx->rtr = qp->tx_rtr;
+		qp->tx_rtr = 0;
+		if (tx->rtr == MPA_RTR_READ) {
+			/* Its zero-length response completes nothing. */
+			orqe.rtr = true;
+			siwl_orq_push(qp, &orqe);
+		}
+		return SIWL_PICK_RTR;
+	}
+	if (qp->tx_hold ||
+	    (qp->state != SIWL_QPS_RTS && qp->state != SIWL_QPS_CLOSING))
+		return SIWL_PICK_NONE;
+
+	if (qp->sq_next != qp->sq_head)
+		sq_ready = !siwl_sq_blocked(qp, siwl_tx_sqe(qp, qp->sq_next));
+	irq_ready = qp->irq_count > 0;
+
+	if (irq_ready && (!sq_ready || tx->irq_turn)) {
+		tx->irq_turn = false;
+		return SIWL_PICK_IRQ;
+	}
+	if (sq_ready) {
+		tx->irq_turn = true;
+		*pos = qp->sq_next;
+		return SIWL_PICK_SQ;
+	}
+	/* SQD: close gracefully once everything posted has completed. */
+	if (qp->state == SIWL_QPS_CLOSING && qp->sq_tail == qp->sq_head &&
+	    !qp->irq_count && !qp->close_level)
+		qp->close_pending = true;
+	return SIWL_PICK_NONE;
+}
+
+static int siwl_tx_step(struct siwl_qp *qp)
+{
+	struct siwl_tx *tx = &qp->tx;
+	enum siwl_pick pick;
+	struct siwl_term term;
+	struct socket *sock;
+	unsigned long flags;
+	u32 pos = 0;
+	int rv;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == SIWL_QPS_ERROR) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		siwl_qp_flush(qp);
+		return SIWL_STEP_IDLE;
+	}
+	sock = qp->sock;
+	if (!qp->tx_enabled || !sock) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return SIWL_STEP_IDLE;
+	}
+	/* An FPDU once started is finished: the stream stays framed. */
+	if (tx->fpdu_sent < tx->fpdu_len) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return siwl_tx_send(qp, sock);
+	}
+	if (qp->state == SIWL_QPS_TERMINATE) {
+		if (!qp->term_valid) {
+			spin_unlock_irqrestore(&qp->lock, flags);
+			return SIWL_STEP_IDLE;
+		}
+		term = qp->term;
+		qp->term_valid = false;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		if (siwl_tx_build_term(qp, &term)) {
+			spin_lock_irqsave(&qp->lock, flags);
+			siwl_qp_error_locked(qp, true);
+			spin_unlock_irqrestore(&qp->lock, flags);
+			return SIWL_STEP_MORE;
+		}
+		return siwl_tx_send(qp, sock);
+	}
+	if (tx->kind == SIWL_TX_NONE) {
+		pick = siwl_tx_pick_locked(qp, &pos);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		switch (pick) {
+		case SIWL_PICK_RTR:
+			tx->kind = SIWL_TX_RTR;
+			tx->msg_len = 0;
+			tx->msg_sent = 0;
+			break;
+		case SIWL_PICK_IRQ:
+			tx->kind = SIWL_TX_IRQ;
+			tx->msg_len = siwl_tx_irqe(qp)->size;
+			tx->msg_sent = 0;
+			tx->mulpdu = siwl_tx_mulpdu(qp, sock);
+			break;
+		case SIWL_PICK_SQ:
+			rv = siwl_tx_start_sq(qp, sock, pos);
+			if (rv != -EINPROGRESS)
+				return rv;
+			break;
+		default:
+			return SIWL_STEP_IDLE;
+		}
+	} else {
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
+
+	if (siwl_tx_build(qp))
+		return SIWL_STEP_MORE;
+	return siwl_tx_send(qp, sock);
+}
+
+/* What the work item does outside all locks: events and CM calls. */
+static void siwl_tx_deferred(struct siwl_qp *qp)
+{
+	struct siwl_cep *cep = NULL;
+	bool event, abortive = false;
+	unsigned long flags;
+	u8 level;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	event = qp->event_pending && !qp->discard;
+	qp->event_pending = false;
+	if (qp->close_pending) {
+		abortive = qp->close_abortive;
+		level = abortive ? 2 : 1;
+		if (level > qp->close_level && qp->cep) {
+			qp->close_level = level;
+			cep = qp->cep;
+			siwl_cep_get(cep);
+		}
+		qp->close_pending = false;
+		qp->close_abortive = false;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	if (event)
+		queue_work(siwl_qp_wq, &qp->event_work);
+	if (cep) {
+		siwl_cm_close(cep, abortive);
+		siwl_cep_put(cep);
+	}
+}
+
+void siwl_qp_tx_work(struct work_struct *work)
+{
+	struct siwl_qp *qp = container_of(work, struct siwl_qp, tx_work);
+	int budget = SIWL_TX_BUDGET;
+
+	while (siwl_tx_step(qp) == SIWL_STEP_MORE) {
+		if (!--budget) {
+			/* Let other QPs' work run; we come back. */
+			siwl_qp_kick(qp);
+			break;
+		}
+	}
+	siwl_tx_deferred(qp);
+}
