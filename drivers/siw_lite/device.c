@@ -53,6 +53,8 @@ static int siwl_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = SIWL_MAX_SGE;
 	attr->max_fast_reg_page_list_len = SIWL_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = 1;
+	/* Fast-register MRs and local invalidate, as kernel ULPs need. */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	/* Lets "rdma link delete" remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

@@ -829,7 +829,14 @@ static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
 		sqe->raddr = rdma_wr(wr)->remote_addr;
 		break;
 	case IB_WR_RDMA_READ_WITH_INV:
-		sqe->inv_key = wr->ex.invalidate_rkey;
+		/*
+		 * What dies with the Read is its Data Sink STag, the sink
+		 * SGE's lkey. rdma_rw (6.1) fills ex.invalidate_rkey before
+		 * it bumps the MR's key, so that field may be stale.
+		 */
+		if (wr->num_sge != 1)
+			return -EINVAL;
+		sqe->inv_key = wr->sg_list[0].lkey;
 		fallthrough;
 	case IB_WR_RDMA_READ:
 		/* RFC 5040 section 4.4: one Data Sink STag per Read. */
