@@ -14,7 +14,8 @@ need=(build-essential bc bison flex libelf-dev libssl-dev dwarves sparse
       rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
       ibverbs-providers iproute2 iperf3 kmod file busybox-static udev
       python3 python3-argcomplete python3-pkg-resources python3-requests
-      tcpdump tshark linux-source-6.1 xz-utils clang libclang-rt-14-dev)
+      tcpdump tshark linux-source-6.1 xz-utils clang libclang-rt-14-dev
+      nvme-cli)
 
 missing=()
 for p in "${need[@]}"; do

@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's test command (README, CI):
+#
+#   scripts/test.sh
+#
+# 1. scripts/setup.sh (Debian packages, virtme-ng)
+# 2. make at the top, for the newest Debian kernel with headers
+# 3. make check, when the top Makefile has that target
+# 4. one guest boot running selftests/run.sh (scripts/vm-run.sh), whose
+#    kernel log must be free of warnings/oopses
+#
+# Every step, every test point of "make check" programs that print their own
+# "N passed, N failed", and every guest test point counts; the last line
+# printed is
+#
+#   N passed, N failed
+#
+# and the exit status is non-zero if anything failed.  Logs go to
+# $SIW_LITE_LOGDIR (default /var/tmp/siw_lite-logs/<timestamp>-<pid>/).
+#
+# Environment: SIW_LITE_KERNEL (kernel version to use), SIW_LITE_VM_TIMEOUT
+# (seconds, default 2400), SIW_LITE_JOBS (make -j, default: CPUs).
+#
+# No "set -e": a failing step is counted and reported, and the remaining
+# steps still run where they can.
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+logdir=$(siwl_default_logdir)
+mkdir -p "$logdir" || { echo "cannot create log dir $logdir"; echo "0 passed, 1 failed"; exit 1; }
+jobs=${SIW_LITE_JOBS:-$(nproc)}
+
+passed=0
+failed=0
+skipped=0
+n=0
+
+ok() {
+	n=$((n + 1))
+	passed=$((passed + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+}
+
+# step NAME DESC CMD...: run CMD with its output shown (indented, so that
+# only our own summary line starts a line with "N passed") and saved in
+# $logdir/NAME.log; count it as one test.
+step() {
+	local name=$1 desc=$2 rc
+	shift 2
+	echo "=== $desc: $*"
+	"$@" </dev/null 2>&1 | tee "$logdir/$name.log" | sed -u 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc (exit $rc, log: $logdir/$name.log)"
+	fi
+	return "$rc"
+}
+
+cd "$SIW_LITE_TOP" || exit 1
+echo "siw_lite tests: tree $SIW_LITE_TOP, logs in $logdir"
+
+step setup "setup (scripts/setup.sh)" bash scripts/setup.sh
+
+kver=${SIW_LITE_KERNEL:-}
+if [ -z "$kver" ]; then
+	kver=$(siwl_pick_kernel) || kver=""
+fi
+if [ -n "$kver" ] && siwl_check_kernel "$kver"; then
+	ok "Debian kernel to test: $kver"
+	kdir=/usr/src/linux-headers-$kver
+	kdir_arg=(KDIR="$kdir")
+else
+	not_ok "a Debian kernel with image, modules and headers is installed"
+	kdir=""
+	kdir_arg=()
+fi
+
+build_ok=0
+if [ -n "$kdir" ] &&
+   step build "build (make KDIR=$kdir)" make -j"$jobs" KDIR="$kdir"; then
+	# The products the guest tests rely on (contract with the Makefile).
+	missing=""
+	for f in drivers/siw_lite/siw_lite.ko tools/provider/libsiw_lite-rdmav34.so; do
+		[ -f "$f" ] || missing+=" $f"
+	done
+	if [ -z "$missing" ]; then
+		ok "build products present"
+		build_ok=1
+	else
+		not_ok "build products present (missing:$missing)"
+	fi
+elif [ -z "$kdir" ]; then
+	not_ok "build (no kernel headers)"
+fi
+
+# Host-side checks, if the Makefile offers them.  "make -n" only prints, so
+# this probes for the target without building anything.
+if make -n check >/dev/null 2>"$logdir/check-probe.log"; then
+	step check "host checks (make check)" make check "${kdir_arg[@]}"
+	# Test programs under make check print their own "N passed, N failed";
+	# their test points count individually too.
+	while read -r p f; do
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$logdir/check.log")
+elif grep -q "No rule to make target 'check'" "$logdir/check-probe.log"; then
+	echo "=== no 'make check' target, no host checks"
+else
+	not_ok "host checks (make -n check fails: $(tail -n1 "$logdir/check-probe.log"))"
+fi
+
+step helpers "selftest helpers (make -C selftests)" make -C selftests
+
+guest_pass=0
+guest_fail=0
+guest_skip=0
+if [ $build_ok = 1 ]; then
+	echo "=== guest: scripts/vm-run.sh selftests/run.sh"
+	# Indented like the steps' output.
+	bash scripts/vm-run.sh --kernel "$kver" --logdir "$logdir/vm" \
+		--timeout "${SIW_LITE_VM_TIMEOUT:-2400}" -- \
+		"$SIW_LITE_TOP/selftests/run.sh" </dev/null 2>&1 | sed -u 's/^/  /'
+	vm_rc=${PIPESTATUS[0]}
+
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logdir/vm/output.log" 2>/dev/null | tail -n 1)
+	if [ -n "$summary" ]; then
+		guest_pass=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$summary")
+		guest_fail=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$summary")
+		if [[ $summary =~ ([0-9]+)\ skipped ]]; then
+			guest_skip=${BASH_REMATCH[1]}
+		fi
+		ok "guest ran the selftests to the end"
+	else
+		not_ok "guest ran the selftests to the end (vm-run exit $vm_rc, see $logdir/vm)"
+	fi
+
+	dmesg_state=$(sed -n 's/^dmesg=//p' "$logdir/vm/result" 2>/dev/null)
+	if [ "$dmesg_state" = clean ]; then
+		ok "guest kernel log has no warnings, oopses or taint"
+	else
+		not_ok "guest kernel log has no warnings, oopses or taint (${dmesg_state:-unknown}, see $logdir/vm)"
+	fi
+else
+	not_ok "guest selftests (not run: the build failed)"
+fi
+
+passed=$((passed + guest_pass))
+failed=$((failed + guest_fail))
+skipped=$((skipped + guest_skip))
+
+echo "=== host steps: $n, guest test points: $((guest_pass + guest_fail + guest_skip))" \
+	"($guest_skip skipped), logs: $logdir"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

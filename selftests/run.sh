@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every selftests/test_*.sh in order, kselftest style, inside the test
+# guest (scripts/vm-run.sh runs this by default):
+#
+#   selftests/run.sh [PATTERN]      only tests whose file name contains PATTERN
+#
+# Each test's own TAP output is shown indented with "# ", followed by one
+# "ok"/"not ok" line per test script.  The last line counts individual test
+# points over all scripts:
+#
+#   N passed, N failed, N skipped
+#
+# A script that crashes, times out or exits non-zero without reporting a
+# failing test point counts as one more failure.  Exit status is 0 only if
+# nothing failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-300}
+filter=${1:-}
+
+if [ "${SIW_LITE_IN_GUEST:-0}" != 1 ]; then
+	echo "run.sh: these tests load modules and create netdevs; run them" \
+		"in the VM: scripts/vm-run.sh" >&2
+	exit 2
+fi
+
+tests=()
+for t in "$here"/test_*.sh; do
+	[ -e "$t" ] || continue
+	[[ ${t##*/} == *"$filter"* ]] || continue
+	tests+=("$t")
+done
+
+passed=0
+failed=0
+skipped=0
+scripts_failed=()
+work=$(mktemp -d "${TMPDIR:-/tmp}/siwl-run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+
+n=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	name=${t##*/}
+	echo "# selftests: siw_lite: $name"
+	t_pass=0
+	t_fail=0
+	t_skip=0
+	start=$(date +%s)
+
+	# Show the test's output live while counting its test points.
+	while IFS= read -r line; do
+		printf '# %s\n' "$line"
+		case $line in
+		"not ok "*)		t_fail=$((t_fail + 1)) ;;
+		"ok "*"# SKIP"*)	t_skip=$((t_skip + 1)) ;;
+		"ok "*)			t_pass=$((t_pass + 1)) ;;
+		esac
+	done < <(cd "$here" && timeout --kill-after=10 "$per_test_timeout" \
+			bash "$t" </dev/null 2>&1
+		 echo $? >"$work/rc")
+	rc=$(cat "$work/rc" 2>/dev/null || echo 255)
+
+	extra=""
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		extra="timed out after ${per_test_timeout}s"
+	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ $t_fail -eq 0 ]; then
+		extra="exited $rc without reporting a failure"
+	fi
+	if [ -n "$extra" ]; then
+		echo "# $name: $extra"
+		t_fail=$((t_fail + 1))
+	fi
+
+	passed=$((passed + t_pass))
+	failed=$((failed + t_fail))
+	skipped=$((skipped + t_skip))
+	secs=$(($(date +%s) - start))
+	if [ $t_fail -gt 0 ]; then
+		echo "not ok $n selftests: siw_lite: $name # ${secs}s"
+		scripts_failed+=("$name")
+	elif [ "$rc" = 4 ]; then
+		echo "ok $n selftests: siw_lite: $name # SKIP"
+	else
+		echo "ok $n selftests: siw_lite: $name # ${secs}s"
+	fi
+
+	# Whatever a test left behind must not leak into the next one.
+	if [ -d /sys/module/siw_lite ]; then
+		echo "# $name left siw_lite loaded; unloading it"
+		for d in /sys/class/infiniband/*; do
+			[ -e "$d/siw_lite_abi" ] &&
+				rdma link delete "${d##*/}" >/dev/null 2>&1
+		done
+		rmmod siw_lite >/dev/null 2>&1 || true
+	fi
+done
+
+[ ${#scripts_failed[@]} -eq 0 ] || echo "# failed: ${scripts_failed[*]}"
+echo "# Totals: pass:$passed fail:$failed skip:$skipped"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
