@@ -134,6 +134,15 @@ static struct siwl_device *siwl_device_alloc(struct net_device *netdev)
 	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	ib_set_device_ops(ibdev, &siwl_device_ops);
+	/*
+	 * The core leaves the data path commands off by default; user QPs
+	 * and CQs post and poll through them until the shared rings land.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	rv = ib_device_set_netdev(ibdev, netdev, SIWL_PORT);
 	if (rv) {
