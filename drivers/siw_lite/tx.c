@@ -380,8 +380,17 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 		}
 		break;
 	case SIWL_TX_TERM:
-		/* RFC 5040 section 5.4.4: after the Terminate, the end. */
-		siwl_qp_error_locked(qp, true);
+		/*
+		 * RFC 5040 section 5.4.4: after the Terminate, the end. Close
+		 * with a FIN, not a reset: a reset would discard the
+		 * Terminate if TCP has not sent it yet. The CM escalates to
+		 * a reset if the peer does not close in time.
+		 */
+		siwl_qp_error_locked(qp, false);
+		if (qp->cep) {
+			qp->close_pending = true;
+			qp->close_abortive = false;
+		}
 		break;
 	default:
 		break;

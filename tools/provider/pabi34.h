@@ -301,6 +301,7 @@ PABI34_CMD(modify_qp, ib_uverbs_modify_qp);
 PABI34_CMD(query_qp, ib_uverbs_query_qp);
 PABI34_CMD(create_srq, ib_uverbs_create_srq);
 PABI34_CMD(modify_srq, ib_uverbs_modify_srq);
+PABI34_CMD(query_srq, ib_uverbs_query_srq);
 
 /* IBVERBS_PRIVATE_34 functions (libibverbs/driver.h of rdma-core 44..56) */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -360,6 +361,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct pabi34_cmd_create_cq *cmd, size_t cmd_size,
 		      struct ib_uverbs_create_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+/* Returns the number of completions, or -1 with errno set. */
+int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
@@ -372,6 +376,17 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct pabi34_cmd_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+/*
+ * The legacy POST_SEND/POST_RECV/POST_SRQ_RECV commands.  On failure
+ * *bad_wr is the first WR the kernel did not take (the first of the list
+ * when it took none).
+ */
+int ibv_cmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
 
 int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_srq_init_attr *attr,
@@ -381,7 +396,21 @@ int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		       int srq_attr_mask,
 		       struct pabi34_cmd_modify_srq *cmd, size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct pabi34_cmd_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
+/*
+ * libibverbs' own QP type, struct verbs_qp, is
+ *	union { struct ibv_qp qp; struct ibv_qp_ex qp_ex; };
+ *	uint32_t comp_mask; struct verbs_xrcd *xrcd;
+ * and ibv_qp_to_qp_ex() reads comp_mask from *any* ibv_qp, ours included:
+ * at 352 in rdma-core 44, at 360 in 56 (ibv_qp_ex grew).  A provider that
+ * does not implement the ibv_wr_* API must make that word read zero, so
+ * our QP reserves PABI34_VERBS_QP_ROOM zeroed bytes from its ibv_qp on.
+ */
+#define PABI34_VERBS_QP_COMP_MASK_MAX	360
+#define PABI34_VERBS_QP_ROOM		384
 
 /*
  * Layout guards.  A mismatch here means the declarations above no longer
@@ -558,6 +587,17 @@ PABI34_CMD_SIZE(modify_qp, ib_uverbs_modify_qp, 120);
 PABI34_CMD_SIZE(query_qp, ib_uverbs_query_qp, 24);
 PABI34_CMD_SIZE(create_srq, ib_uverbs_create_srq, 40);
 PABI34_CMD_SIZE(modify_srq, ib_uverbs_modify_srq, 24);
+PABI34_CMD_SIZE(query_srq, ib_uverbs_query_srq, 24);
+
+/* The public objects libibverbs and we share, and verbs_qp's room. */
+PABI34_SIZE(struct ibv_qp, 160);
+PABI34_SIZE(struct ibv_cq, 128);
+PABI34_SIZE(struct ibv_srq, 128);
+_Static_assert(sizeof(struct ibv_qp_ex) + sizeof(uint32_t) <=
+	       PABI34_VERBS_QP_ROOM &&
+	       PABI34_VERBS_QP_COMP_MASK_MAX + sizeof(uint32_t) <=
+	       PABI34_VERBS_QP_ROOM,
+	       "PABI34 verbs_qp.comp_mask must lie inside our zeroed room");
 
 /* Core responses; a driver response is appended right after these. */
 PABI34_SIZE(struct ib_uverbs_get_context_resp, 8);

@@ -142,6 +142,17 @@ err:
 	return NULL;
 }
 
+/*
+ * The kernel offers no shared rings yet (siw_lite_caps has no bit for
+ * them), so every object posts and polls through uverbs commands.  This
+ * is the one place that will pick the ring backend when ctx->caps says
+ * the kernel supports it.
+ */
+const struct siwl_dp_ops *siwl_ctx_dp(struct siwl_context *ctx __maybe_unused)
+{
+	return &siwl_dp_cmd;
+}
+
 static void siwl_free_context(struct ibv_context *ibctx)
 {
 	struct siwl_context *ctx = to_siwl_ctx(ibctx);
@@ -151,18 +162,34 @@ static void siwl_free_context(struct ibv_context *ibctx)
 }
 
 /*
- * Ops left NULL make libibverbs fail the verb with EOPNOTSUPP.  CQ, QP,
- * SRQ and the data path (post_*, poll_cq, req_notify_cq) are added here
- * as they are implemented.
+ * Ops left NULL make libibverbs fail the verb with EOPNOTSUPP (or ENOSYS).
+ * The extended creation verbs (create_cq_ex, create_qp_ex, create_srq_ex)
+ * and the ibv_wr_* API are not offered: ibv_create_qp_ex() with only a PD
+ * in comp_mask, as librdmacm uses it, still reaches create_qp.
  */
 static const struct verbs_context_ops siwl_ctx_ops = {
 	.alloc_pd = siwl_alloc_pd,
+	.create_cq = siwl_create_cq,
+	.create_qp = siwl_create_qp,
+	.create_srq = siwl_create_srq,
 	.dealloc_pd = siwl_dealloc_pd,
 	.dereg_mr = siwl_dereg_mr,
+	.destroy_cq = siwl_destroy_cq,
+	.destroy_qp = siwl_destroy_qp,
+	.destroy_srq = siwl_destroy_srq,
 	.free_context = siwl_free_context,
+	.modify_qp = siwl_modify_qp,
+	.modify_srq = siwl_modify_srq,
+	.poll_cq = siwl_poll_cq,
+	.post_recv = siwl_post_recv,
+	.post_send = siwl_post_send,
+	.post_srq_recv = siwl_post_srq_recv,
 	.query_device_ex = siwl_query_device_ex,
 	.query_port = siwl_query_port,
+	.query_qp = siwl_query_qp,
+	.query_srq = siwl_query_srq,
 	.reg_mr = siwl_reg_mr,
+	.req_notify_cq = siwl_req_notify_cq,
 };
 
 static const struct verbs_match_ent siwl_match_table[] = {

@@ -65,6 +65,65 @@ struct siwl_mr {
 	struct verbs_mr vmr;
 };
 
+struct siwl_cq;
+struct siwl_qp;
+struct siwl_srq;
+
+/*
+ * How an object moves work requests and completions between user space
+ * and the kernel: its data-path backend, chosen when the object is
+ * created and fixed for its lifetime.  Today every object uses the uverbs
+ * command backend (dp_cmd.c: one write() per post/poll/arm).  A shared
+ * ring backend replaces these entry points object by object once the
+ * kernel offers rings (announced through siw_lite_caps), without touching
+ * the verbs front ends in cq.c, qp.c and srq.c, which do the checks that
+ * are the same for every backend.
+ *
+ * post_* stop at the first WR that fails siwl_check_*_wr() or that the
+ * kernel refuses, post everything before it, and point *bad_wr at it.
+ * Return values follow libibverbs: post_* and req_notify_cq return 0 or
+ * a positive errno, poll_cq the number of completions or -1 with errno.
+ */
+struct siwl_dp_ops {
+	const char *name;
+	int (*post_send)(struct siwl_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct siwl_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_srq_recv)(struct siwl_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+	int (*poll_cq)(struct siwl_cq *cq, int ne, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct siwl_cq *cq, int solicited_only);
+};
+
+/* dp_cmd.c */
+extern const struct siwl_dp_ops siwl_dp_cmd;
+
+struct siwl_cq {
+	struct ibv_cq ibv_cq;
+	const struct siwl_dp_ops *dp;
+};
+
+struct siwl_qp {
+	/*
+	 * libibverbs may read struct verbs_qp fields past our ibv_qp (see
+	 * PABI34_VERBS_QP_ROOM); the room is zeroed and never written.
+	 */
+	union {
+		struct ibv_qp ibv_qp;
+		unsigned char verbs_qp_room[PABI34_VERBS_QP_ROOM];
+	};
+	const struct siwl_dp_ops *dp;
+	/* What the kernel granted at create time (create_qp's attr->cap). */
+	struct ibv_qp_cap cap;
+};
+
+struct siwl_srq {
+	struct ibv_srq ibv_srq;
+	const struct siwl_dp_ops *dp;
+	uint32_t max_sge;		/* granted at create time */
+};
+
 static inline struct siwl_device *to_siwl_dev(struct ibv_device *ibdev)
 {
 	return siwl_container_of(ibdev, struct siwl_device, vdev.device);
@@ -83,6 +142,21 @@ static inline struct siwl_pd *to_siwl_pd(struct ibv_pd *ibpd)
 static inline struct siwl_mr *to_siwl_mr(struct verbs_mr *vmr)
 {
 	return siwl_container_of(vmr, struct siwl_mr, vmr);
+}
+
+static inline struct siwl_cq *to_siwl_cq(struct ibv_cq *ibcq)
+{
+	return siwl_container_of(ibcq, struct siwl_cq, ibv_cq);
+}
+
+static inline struct siwl_qp *to_siwl_qp(struct ibv_qp *ibqp)
+{
+	return siwl_container_of(ibqp, struct siwl_qp, ibv_qp);
+}
+
+static inline struct siwl_srq *to_siwl_srq(struct ibv_srq *ibsrq)
+{
+	return siwl_container_of(ibsrq, struct siwl_srq, ibv_srq);
 }
 
 /*
@@ -109,5 +183,43 @@ int siwl_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_mr *siwl_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int siwl_dereg_mr(struct verbs_mr *vmr);
+
+/* The backend new objects of this context get (see struct siwl_dp_ops). */
+const struct siwl_dp_ops *siwl_ctx_dp(struct siwl_context *ctx);
+
+/* cq.c */
+struct ibv_cq *siwl_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int siwl_destroy_cq(struct ibv_cq *ibcq);
+int siwl_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int siwl_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+
+/* qp.c */
+struct ibv_qp *siwl_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr);
+int siwl_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int siwl_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int siwl_destroy_qp(struct ibv_qp *ibqp);
+int siwl_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int siwl_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+/* Backend-independent WR checks: 0 or EINVAL. */
+int siwl_check_send_wr(const struct siwl_qp *qp,
+		       const struct ibv_send_wr *wr);
+int siwl_check_recv_wr(uint32_t max_sge, const struct ibv_recv_wr *wr);
+
+/* srq.c */
+struct ibv_srq *siwl_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr);
+int siwl_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int siwl_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int siwl_destroy_srq(struct ibv_srq *ibsrq);
+int siwl_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
 
 #endif /* SIW_LITE_PROVIDER_H */

@@ -3,7 +3,8 @@
 #
 # Builds a fake sysfs with siw_lite and foreign devices (see fakesys.c) and
 # checks which provider libibverbs hands each one to, then opens a device
-# against the mock uverbs ABI and runs the verbs implemented so far.
+# against the mock uverbs ABI and runs the verbs implemented so far,
+# including the data path against the mock's loopback RNIC.
 
 set -eu
 
@@ -103,9 +104,18 @@ query_port: 0 state active mtu 3
 alloc_pd: ok handle 7
 reg_mr: ok lkey 0x100 rkey 0x200
 dereg_mr: 0
-create_cq: Operation not supported
+create_cq: ok
+destroy_cq: 0
 dealloc_pd: 0
 close: 0" "context, query, PD and MR verbs"
+
+# CQ/QP/SRQ verbs and the command data path against the fake loopback
+# RNIC; dptest prints one "<step>: ok" line per check and a count.
+got=$(LD_PRELOAD=$here/fakesys.so SYSFS_PATH=$sys \
+	SIWL_TEST_CONFDIR=$tmp/conf RDMAV_DRIVERS=$lib \
+	"$here/dptest" roce7 2>/dev/null || true)
+expect "$(echo "$got" | grep -v ': ok$')" "failures: 0" \
+	"CQ, QP, SRQ and data-path verbs ($(echo "$got" | grep -c ': ok$') checks)"
 
 got=$(SIWL_TEST_ABI=2 ops siwl0)
 expect "$got" "open: Protocol error" "ucontext with another siw_lite ABI"

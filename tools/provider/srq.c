@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues of the siw_lite provider (basic SRQs only).  The
+ * kernel owns the SRQ; create, modify, query and destroy are plain uverbs
+ * commands without driver data, receives go through the SRQ's data-path
+ * backend (struct siwl_dp_ops).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "siw_lite.h"
+
+struct ibv_srq *siwl_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct ibv_context *ibctx = ibpd->context;
+	struct pabi34_cmd_create_srq cmd = {};
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct siwl_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	srq->dp = siwl_ctx_dp(to_siwl_ctx(ibctx));
+
+	/*
+	 * Sets context, handle and the event mutex/cond, and writes the
+	 * granted max_wr and max_sge back to attr->attr.
+	 */
+	ret = ibv_cmd_create_srq(ibpd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp, sizeof(resp));
+	if (ret) {
+		siwl_dbg(ibctx, "create_srq: %d\n", ret);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->max_sge = attr->attr.max_sge;
+
+	return &srq->ibv_srq;
+}
+
+int siwl_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct pabi34_cmd_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int siwl_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct pabi34_cmd_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int siwl_destroy_srq(struct ibv_srq *ibsrq)
+{
+	int ret;
+
+	/* waits until every async event of the SRQ has been acknowledged */
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+
+	free(to_siwl_srq(ibsrq));
+	return 0;
+}
+
+int siwl_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct siwl_srq *srq = to_siwl_srq(ibsrq);
+
+	if (!wr)
+		return 0;
+	return srq->dp->post_srq_recv(srq, wr, bad_wr);
+}
