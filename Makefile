@@ -2,11 +2,12 @@
 #
 # Out-of-tree build of siw_lite.ko and of the rdma-core provider.
 #
-#   make                 module + provider
+#   make                 module, provider and the verbs test program
 #   make KDIR=<dir>      build against another kernel build directory
 #   make W=1 C=1         extra warnings and sparse on the module
 #   make check           host-side checks (unit tests, provider ABI)
-#   make checkpatch      checkpatch --strict on every source file
+#   make checkpatch      checkpatch --strict on every source file (the
+#                        kernel part is also run by make check)
 #   make install         module into /lib/modules/<ver>/updates, provider
 #                        into libibverbs' provider directory
 
@@ -18,9 +19,10 @@ CHECKPATCH ?= /var/cache/siw_lite/linux-source-6.1/scripts/checkpatch.pl
 
 PWD := $(shell pwd)
 
-.PHONY: all module provider check checkpatch install clean
+.PHONY: all module provider verbs_test check checkpatch checkpatch-kernel \
+	install clean
 
-all: module provider
+all: module provider verbs_test
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 or set KDIR" >&2; exit 1; }
@@ -29,15 +31,28 @@ module:
 provider:
 	$(MAKE) -C tools/provider
 
-check: provider
+verbs_test:
+	$(MAKE) -C tools/verbs_test
+
+check: provider checkpatch-kernel
 	$(MAKE) -C tools/provider check
 	@if [ -f selftests/unit/Makefile ]; then $(MAKE) -C selftests/unit run; fi
 
-checkpatch:
+# Kernel code must be checkpatch --strict clean. Userspace code is checked
+# without the rules that only make sense in the kernel (negative errno
+# returns, BIT(), __maybe_unused, libFuzzer's CamelCase entry point).
+CHECKPATCH_FLAGS := --strict --no-tree --terse --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG
+CHECKPATCH_USER_IGNORE := USE_NEGATIVE_ERRNO,PREFER_DEFINED_ATTRIBUTE_MACRO,BIT_MACRO,CAMELCASE
+
+checkpatch-kernel:
 	@test -x $(CHECKPATCH) || scripts/fetch-checkpatch.sh
-	$(CHECKPATCH) --strict --no-tree --terse --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f $$(git ls-files -- 'drivers/*.[ch]' 'include/*.h' 'tools/*.[ch]' 'selftests/*.[ch]')
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) \
+		-f $$(git ls-files -- 'drivers/*.[ch]' 'include/*.h')
+
+checkpatch: checkpatch-kernel
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore $(CHECKPATCH_USER_IGNORE) \
+		-f $$(git ls-files -- 'tools/*.[ch]' 'selftests/*.[ch]')
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates modules_install
@@ -47,3 +62,4 @@ install: all
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 	$(MAKE) -C tools/provider clean
+	$(MAKE) -C tools/verbs_test clean

@@ -256,7 +256,8 @@ void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive)
  * An error the peer must hear about (RFC 5040 section 5.4.4 via 4.8): the
  * QP goes to TERMINATE, the work item sends the Terminate built from @term
  * and the echoed headers, then moves to ERROR, raises IB_EVENT_QP_FATAL and
- * closes the connection (FIN after the Terminate, reset if the peer lingers). Only the first error is reported.
+ * closes the connection: a FIN after the Terminate, a reset if the peer
+ * lingers. Only the first error is reported.
  */
 void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
 			 const void *bad, u32 bad_len, u16 bad_seg_len)
