@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * siw_lite: completion queues. Kernel and user CQs alike are rings in
- * kernel memory; user space polls them with the uverbs POLL_CQ command.
+ * siw_lite: completion queues. A kernel CQ (or a user CQ of a provider
+ * that asks for no ring) is a ring of struct siwl_cqe in kernel memory,
+ * polled with poll_cq; a user CQ with a ring gets its completions written
+ * straight into memory it polls itself (struct siw_lite_cqe).
  */
 #ifndef SIWL_CQ_H
 #define SIWL_CQ_H
 
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
+
+#include "uring.h"
 
 /* One work completion as the data path produces it. */
 struct siwl_cqe {
@@ -31,6 +35,10 @@ struct siwl_cq {
 	/* IB_CQ_NEXT_COMP or IB_CQ_SOLICITED when armed, else 0. */
 	u32 armed;
 	bool overflowed;	/* an IB_EVENT_CQ_ERR was raised */
+
+	/* Shared ring (ring.hdr != NULL): @queue, @head, @count unused. */
+	struct siwl_uring ring;
+	u32 uprod;		/* our producer index; the shared one is a copy */
 };
 
 static inline struct siwl_cq *to_siwl_cq(struct ib_cq *cq)

@@ -258,7 +258,7 @@ static int siwl_alloc_ucontext(struct ib_ucontext *base,
 
 	resp.abi_version = SIW_LITE_ABI_VERSION;
 	resp.max_inline = SIWL_MAX_INLINE;
-	resp.caps = SIW_LITE_CAP_NONE;
+	resp.caps = SIW_LITE_CAP_RINGS;
 	rv = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (rv)
 		return rv;
@@ -336,6 +336,8 @@ const struct ib_device_ops siwl_device_ops = {
 	.iw_reject = siwl_iw_reject,
 	.iw_rem_ref = siwl_iw_rem_ref,
 	.map_mr_sg = siwl_map_mr_sg,
+	.mmap = siwl_mmap,
+	.mmap_free = siwl_mmap_free,
 	.modify_qp = siwl_modify_qp,
 	.modify_srq = siwl_modify_srq,
 	.poll_cq = siwl_poll_cq,

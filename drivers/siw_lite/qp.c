@@ -61,9 +61,12 @@ int siwl_qp_init_module(void)
 	/*
 	 * Not ordered: modify_qp() may wait for a QP's work while another
 	 * QP's work runs. MEM_RECLAIM because block ULPs (nvme-rdma) depend
-	 * on transmit progress to free memory.
+	 * on transmit progress to free memory. Per-CPU and high priority:
+	 * work queued from RX (Read Responses, kernel ULP posts) runs on the
+	 * CPU that queued it and preempts a busy-polling consumer there at
+	 * once, where an ordinary worker would wait for the next tick.
 	 */
-	siwl_qp_wq = alloc_workqueue("siwl_qp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	siwl_qp_wq = alloc_workqueue("siwl_qp", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	return siwl_qp_wq ? 0 : -ENOMEM;
 }
 
@@ -192,11 +195,6 @@ static void siwl_sq_push(struct siwl_qp *qp, const struct siwl_sqe *sqe)
 		siwl_qp_error_locked(qp, true);
 }
 
-static struct siwl_sqe *siwl_sq_slot(struct siwl_qp *qp, u32 pos)
-{
-	return &qp->sq[pos % qp->sq_size];
-}
-
 /*
  * Completes finished send WQEs from the oldest on, stopping at the first
  * unfinished one, so that completions appear in the order the WRs were
@@ -218,6 +216,8 @@ void siwl_qp_reap_locked(struct siwl_qp *qp)
 		sqe->flags = 0;
 		qp->sq_tail++;
 	}
+	if (qp->usq.hdr)
+		siwl_usq_publish_locked(qp);
 }
 
 static void siwl_rq_push(struct siwl_qp *qp, const struct siwl_rqe *rqe,
@@ -299,6 +299,11 @@ void siwl_qp_flush(struct siwl_qp *qp)
 
 	spin_lock_irqsave(&qp->lock, flags);
 	discard = qp->discard;
+	if (qp->usq.hdr) {
+		/* Whatever was posted so far, once; later posts ring. */
+		siwl_usq_fetch_locked(qp);
+		WRITE_ONCE(qp->usq.hdr->flags, SIW_LITE_SQ_DOORBELL);
+	}
 	for (pos = qp->sq_tail; pos != qp->sq_head; pos++) {
 		sqe = siwl_sq_slot(qp, pos);
 		if (!(sqe->flags & SIWL_WQE_DONE)) {
@@ -309,10 +314,13 @@ void siwl_qp_flush(struct siwl_qp *qp)
 	qp->sq_next = qp->sq_head;
 	qp->orq_count = 0;
 	qp->irq_count = 0;
-	if (discard)
+	if (discard) {
 		qp->sq_tail = qp->sq_head;
-	else
+		if (qp->usq.hdr)
+			siwl_usq_publish_locked(qp);
+	} else {
 		siwl_qp_reap_locked(qp);
+	}
 	qp->tx.kind = SIWL_TX_NONE;
 	qp->tx.fpdu_len = 0;
 	qp->tx.fpdu_sent = 0;
@@ -322,10 +330,15 @@ void siwl_qp_flush(struct siwl_qp *qp)
 	if (qp->rx_rqe_valid && !discard)
 		siwl_rq_push(qp, &qp->rx_rqe, IB_WC_WR_FLUSH_ERR);
 	qp->rx_rqe_valid = false;
-	for (; qp->rq_tail != qp->rq_head; qp->rq_tail++)
-		if (!discard)
-			siwl_rq_push(qp, &qp->rq[qp->rq_tail % qp->rq_size],
-				     IB_WC_WR_FLUSH_ERR);
+	if (qp->urq.hdr) {
+		siwl_urq_flush_locked(qp, discard);
+	} else {
+		for (; qp->rq_tail != qp->rq_head; qp->rq_tail++)
+			if (!discard)
+				siwl_rq_push(qp,
+					     &qp->rq[qp->rq_tail % qp->rq_size],
+					     IB_WC_WR_FLUSH_ERR);
+	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 
 	qp->rx.send_active = false;
@@ -388,11 +401,6 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	rv = siwl_check_caps(attr);
 	if (rv)
 		return rv;
-	/* No driver-specific request is defined; no response is sent. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
-
 	if (atomic_inc_return(&sdev->num_qp) > SIWL_MAX_QP) {
 		rv = -ENOMEM;
 		goto err_count;
@@ -406,6 +414,7 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->rx_lock);
+	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->tx_work, siwl_qp_tx_work);
 	INIT_WORK(&qp->event_work, siwl_qp_event_work);
 
@@ -449,6 +458,14 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (rv < 0)
 		goto err_free;
 	ibqp->qp_num = qpn;
+
+	if (udata) {
+		rv = siwl_qp_uring_create(qp, udata);
+		if (rv) {
+			xa_erase_irq(&sdev->qp_table, qpn);
+			goto err_free;
+		}
+	}
 
 	attr->cap.max_send_wr = qp->sq_size;
 	attr->cap.max_send_sge = qp->max_send_sge;
@@ -509,6 +526,7 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	siwl_rx_release(qp);
 	spin_unlock_bh(&qp->rx_lock);
 
+	siwl_qp_uring_destroy(qp);
 	kvfree(qp->tx.buf);
 	kfree(qp->irq);
 	kfree(qp->orq);
@@ -537,9 +555,10 @@ static void siwl_qp_reset_queues(struct siwl_qp *qp)
 	qp->rx_rqe_valid = false;
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	spin_unlock_bh(&qp->rx_lock);
+	siwl_uring_reset(qp);
 }
 
-static const struct iw_term siwl_term_local = {
+const struct iw_term siwl_term_local = {
 	.valid = 1,
 	.layer = IW_TERM_LAYER_RDMAP,
 	.etype = RDMAP_ETYPE_LOCAL_CATASTROPHIC,
@@ -896,6 +915,15 @@ int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool kick = false;
 	int rv = 0;
 
+	if (qp->usq.hdr) {
+		/* WRs go through the ring; a post without any is a doorbell. */
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		siwl_usq_doorbell(qp);
+		return 0;
+	}
 	for (; wr; wr = wr->next) {
 		/* Built outside the lock: inline data may come from user. */
 		rv = siwl_build_sqe(qp, wr, &sqe);
@@ -945,8 +973,18 @@ int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (rv)
 		*bad_wr = wr;
-	if (kick)
-		siwl_qp_kick(qp);
+	if (kick) {
+		/*
+		 * A user's post may transmit right here, in its own system
+		 * call: no worker wake-up in the latency path. Kernel
+		 * consumers may post from atomic context: their QPs use the
+		 * work item.
+		 */
+		if (rdma_is_kernel_res(&qp->base.res))
+			siwl_qp_kick(qp);
+		else
+			siwl_qp_tx_direct(qp);
+	}
 	return rv;
 }
 
@@ -960,9 +998,18 @@ int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	bool kick = false;
 	int rv = 0;
 
-	if (qp->srq) {
+	if (qp->srq || (qp->urq.hdr && wr)) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (qp->urq.hdr) {
+		/* Asked for by RQ_FLUSH: complete what was posted in ERROR. */
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		if (READ_ONCE(qp->state) == SIWL_QPS_ERROR &&
+		    !qp->rx_rqe_valid)
+			siwl_urq_flush_locked(qp, false);
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		return 0;
 	}
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge ||

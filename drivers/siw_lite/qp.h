@@ -17,6 +17,7 @@
 #include "ddp_wire.h"
 #include "iwarp.h"
 #include "siw_lite.h"
+#include "uring.h"
 
 struct siwl_cep;
 
@@ -48,6 +49,9 @@ struct siwl_srq {
 	 * count drops below it, which disarms it again.
 	 */
 	u32 limit;
+
+	/* Shared ring (ring.hdr != NULL): @head runs freely, @queue unused. */
+	struct siwl_uring ring;
 };
 
 static inline struct siwl_srq *to_siwl_srq(struct ib_srq *srq)
@@ -55,7 +59,11 @@ static inline struct siwl_srq *to_siwl_srq(struct ib_srq *srq)
 	return container_of(srq, struct siwl_srq, base);
 }
 
-/* Takes the next receive WQE of @srq; -ENOENT when empty. Any context. */
+/*
+ * Takes the next receive WQE of @srq; -ENOENT when empty, -EPROTO when a
+ * user ring holds something that is not a WQE (*@rqe then carries the
+ * wr_id, if there was one). Any context.
+ */
 int siwl_srq_get(struct siwl_srq *srq, struct siwl_rqe *rqe);
 
 int siwl_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
@@ -305,7 +313,22 @@ struct siwl_qp {
 	bool rx_enabled;
 	struct siwl_rx rx;
 
-	/* Transmit side: the work item and its private state. */
+	/*
+	 * Rings shared with user space (uring.hdr NULL when none). The
+	 * kernel SQ/RQ above stay the queues the data path works on: a WQE
+	 * is copied from the ring into them once, validated, and from then
+	 * on the ring slot is never read again. SQ positions equal ring
+	 * positions, so the ring's cons is our sq_tail.
+	 */
+	struct siwl_uring usq;
+	struct siwl_uring urq;
+
+	/*
+	 * Transmit side: the work item and its private state. @tx_mutex
+	 * makes the transmitter one at a time: the work item, or a user's
+	 * doorbell transmitting in its own system call.
+	 */
+	struct mutex tx_mutex;
 	struct work_struct tx_work;
 	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp.c. */
 	struct work_struct event_work;
@@ -374,9 +397,30 @@ void siwl_qp_table_fini(struct siwl_device *sdev);
 int siwl_qp_init_module(void);
 void siwl_qp_exit_module(void);
 
-/* Internal to qp.c, tx.c and rx.c. */
+/* Internal to qp.c, qp_uring.c, tx.c and rx.c. */
 extern struct workqueue_struct *siwl_qp_wq;
+extern const struct iw_term siwl_term_local;
 
+static inline struct siwl_sqe *siwl_sq_slot(struct siwl_qp *qp, u32 pos)
+{
+	return &qp->sq[pos % qp->sq_size];
+}
+
+/* qp_uring.c: the QP's shared rings. */
+int siwl_qp_uring_create(struct siwl_qp *qp, struct ib_udata *udata);
+void siwl_qp_uring_destroy(struct siwl_qp *qp);
+u32 siwl_usq_fetch_locked(struct siwl_qp *qp);
+bool siwl_usq_refill_locked(struct siwl_qp *qp);
+void siwl_usq_doorbell(struct siwl_qp *qp);
+void siwl_usq_publish_locked(struct siwl_qp *qp);
+int siwl_urq_take_locked(struct siwl_qp *qp, struct siwl_rqe *rqe);
+/* A private copy of a user receive WQE to a kernel one; false if bad. */
+bool siwl_urqe_to_rqe(const struct siw_lite_rqe *u, u32 max_sge,
+		      struct siwl_rqe *rqe);
+void siwl_urq_flush_locked(struct siwl_qp *qp, bool discard);
+void siwl_uring_reset(struct siwl_qp *qp);
+
+void siwl_qp_tx_direct(struct siwl_qp *qp);
 void siwl_qp_kick(struct siwl_qp *qp);
 void siwl_qp_reap_locked(struct siwl_qp *qp);
 void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,

@@ -288,16 +288,21 @@ static int siwl_rx_take_rqe(struct siwl_qp *qp)
 	int rv = 0;
 
 	if (qp->srq) {
-		if (siwl_srq_get(qp->srq, &rqe))
-			return -ENOENT;
+		rv = siwl_srq_get(qp->srq, &rqe);
+		if (rv == -ENOENT)
+			return rv;
 		spin_lock_irqsave(&qp->rq_lock, flags);
 		qp->rx_rqe = rqe;
 		qp->rx_rqe_valid = true;
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
-		return 0;
+		return rv;
 	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
-	if (qp->rq_tail == qp->rq_head) {
+	if (qp->urq.hdr) {
+		rv = siwl_urq_take_locked(qp, &qp->rx_rqe);
+		/* A corrupt WQE is completed in error, for its wr_id. */
+		qp->rx_rqe_valid = rv != -ENOENT;
+	} else if (qp->rq_tail == qp->rq_head) {
 		rv = -ENOENT;
 	} else {
 		qp->rx_rqe = qp->rq[qp->rq_tail % qp->rq_size];
@@ -362,6 +367,7 @@ static int siwl_rx_send(struct siwl_qp *qp)
 	struct siwl_cqe cqe = {};
 	struct iw_term term;
 	u32 idx;
+	int rv;
 
 	if (!rx->send_active) {
 		if (h->mo)
@@ -372,8 +378,16 @@ static int siwl_rx_send(struct siwl_qp *qp)
 		if (ddp_msn_check(h->msn, rx->next_msn[RDMAP_QN_SEND], 1, 1,
 				  &idx, &term))
 			return siwl_rx_fail(qp, &term);
+		rv = siwl_rx_take_rqe(qp);
+		if (rv == -EPROTO) {
+			/* The user wrote a WQE we cannot take. */
+			cqe.opcode = IB_WC_RECV;
+			cqe.status = IB_WC_LOC_QP_OP_ERR;
+			siwl_rx_complete_rqe(qp, &cqe, false);
+			return siwl_rx_fail(qp, &siwl_rx_term_local);
+		}
 		/* RFC 5041 section 7.2: no buffer posted for this MSN. */
-		if (siwl_rx_take_rqe(qp)) {
+		if (rv) {
 			ddp_msn_check(h->msn, rx->next_msn[RDMAP_QN_SEND], 0,
 				      1, &idx, &term);
 			return siwl_rx_fail(qp, &term);

@@ -33,10 +33,47 @@ static void siwl_srq_limit_reached(struct siwl_srq *srq)
 		srq->base.event_handler(&ev, srq->base.srq_context);
 }
 
+/* The user ring flavour of siwl_srq_get(), under the SRQ lock. */
+static int siwl_srq_ring_get(struct siwl_srq *srq, struct siwl_rqe *rqe,
+			     bool *low)
+{
+	struct siw_lite_rqe u;
+	u32 prod, left;
+
+	/* Pairs with the provider's release of prod after the WQEs. */
+	prod = smp_load_acquire(&srq->ring.hdr->prod);
+	if (prod == srq->head)
+		return -ENOENT;
+	left = prod - srq->head;
+	if (left > srq->max_wr) {
+		memset(rqe, 0, sizeof(*rqe));
+		return -EPROTO;
+	}
+	memcpy(&u, siwl_uring_entry(&srq->ring, srq->head), sizeof(u));
+	srq->head++;
+	/* The slot was copied: the provider may reuse it. */
+	smp_store_release(&srq->ring.hdr->cons, srq->head);
+	if (srq->limit && left - 1 < srq->limit) {
+		srq->limit = 0;
+		*low = true;
+	}
+	return siwl_urqe_to_rqe(&u, srq->max_sge, rqe) ? 0 : -EPROTO;
+}
+
 int siwl_srq_get(struct siwl_srq *srq, struct siwl_rqe *rqe)
 {
 	bool low = false;
 	unsigned long flags;
+	int rv;
+
+	if (srq->ring.hdr) {
+		spin_lock_irqsave(&srq->lock, flags);
+		rv = siwl_srq_ring_get(srq, rqe, &low);
+		spin_unlock_irqrestore(&srq->lock, flags);
+		if (low)
+			siwl_srq_limit_reached(srq);
+		return rv;
+	}
 
 	spin_lock_irqsave(&srq->lock, flags);
 	if (!srq->count) {
@@ -87,6 +124,11 @@ int siwl_post_srq_recv(struct ib_srq *base, const struct ib_recv_wr *wr,
 	int rv = 0;
 	int i;
 
+	/* A ring SRQ is posted to in user space only. */
+	if (srq->ring.hdr) {
+		*bad_wr = wr;
+		return wr ? -EINVAL : 0;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
 		rv = siwl_srq_wr_len(srq, wr, &total);
@@ -122,6 +164,9 @@ int siwl_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	struct siwl_device *sdev = to_siwl_dev(base->device);
 	struct siwl_srq *srq = to_siwl_srq(base);
 	struct ib_srq_attr *attr = &init->attr;
+	struct siw_lite_uresp_create_srq resp = {};
+	bool ring;
+	int rv;
 
 	/* Neither XRC nor tag matching exist on iWARP. */
 	if (init->srq_type != IB_SRQT_BASIC)
@@ -129,9 +174,10 @@ int siwl_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	if (!attr->max_wr || attr->max_wr > SIWL_MAX_SRQ_WR ||
 	    attr->max_sge > SIWL_MAX_SGE)
 		return -EINVAL;
-	/* No driver request is defined: whatever is sent must be zero. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	rv = siwl_uring_wanted(udata, &ring);
+	if (rv)
+		return rv;
+	if (ring && udata->outlen < sizeof(resp))
 		return -EINVAL;
 
 	if (atomic_inc_return(&sdev->num_srq) > SIWL_MAX_SRQ) {
@@ -139,20 +185,41 @@ int siwl_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 		return -ENOMEM;
 	}
 
-	srq->queue = kvcalloc(attr->max_wr, sizeof(*srq->queue),
-			      GFP_KERNEL_ACCOUNT);
-	if (!srq->queue) {
-		atomic_dec(&sdev->num_srq);
-		return -ENOMEM;
-	}
 	spin_lock_init(&srq->lock);
-	srq->max_wr = attr->max_wr;
 	srq->max_sge = attr->max_sge;
 	srq->head = 0;
 	srq->count = 0;
 	/* The verbs ignore srq_limit at creation; only modify arms it. */
 	srq->limit = 0;
+	if (ring) {
+		rv = siwl_uring_alloc(&srq->ring, siwl_uctx(udata),
+				      attr->max_wr, sizeof(struct siw_lite_rqe),
+				      &resp.mmap_key);
+		if (rv)
+			goto err;
+		srq->max_wr = srq->ring.num;
+		resp.mmap_size = srq->ring.size;
+		resp.num_entries = srq->ring.num;
+		rv = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (rv) {
+			siwl_uring_free(&srq->ring);
+			goto err;
+		}
+		attr->max_wr = srq->max_wr;
+		return 0;
+	}
+	srq->queue = kvcalloc(attr->max_wr, sizeof(*srq->queue),
+			      GFP_KERNEL_ACCOUNT);
+	if (!srq->queue) {
+		rv = -ENOMEM;
+		goto err;
+	}
+	srq->max_wr = attr->max_wr;
 	return 0;
+
+err:
+	atomic_dec(&sdev->num_srq);
+	return rv;
 }
 
 int siwl_modify_srq(struct ib_srq *base, struct ib_srq_attr *attr,
@@ -198,6 +265,7 @@ int siwl_destroy_srq(struct ib_srq *base, struct ib_udata *udata)
 	struct siwl_srq *srq = to_siwl_srq(base);
 
 	/* The core destroys every QP using the SRQ first. */
+	siwl_uring_free(&srq->ring);
 	kvfree(srq->queue);
 	srq->queue = NULL;
 	atomic_dec(&to_siwl_dev(base->device)->num_srq);

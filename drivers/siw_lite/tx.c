@@ -3,8 +3,9 @@
  * siw_lite: transmit. RDMAP messages (RFC 5040) cut into DDP segments
  * (RFC 5041) framed as MPA FPDUs (RFC 5044 section 4) on the TCP socket.
  *
- * Everything here runs in the QP's work item, one instance at a time, so
- * struct siwl_tx needs no lock. The work item never blocks on the socket:
+ * Everything here runs one instance at a time under the QP's tx_mutex,
+ * in its work item or in a user's post (siwl_qp_tx_direct()), so struct
+ * siwl_tx needs no other lock. The work item never blocks on the socket:
  * it sends with MSG_DONTWAIT and, on -EAGAIN, returns; sk_write_space
  * (siwl_qp_tx_wakeup()) queues it again and it resumes within the FPDU it
  * was sending.
@@ -562,6 +563,9 @@ static enum siwl_pick siwl_tx_pick_locked(struct siwl_qp *qp, u32 *pos)
 	    (qp->state != SIWL_QPS_RTS && qp->state != SIWL_QPS_CLOSING))
 		return SIWL_PICK_NONE;
 
+	/* A user ring is read only when the SQ we hold runs dry. */
+	if (qp->sq_next == qp->sq_head && qp->usq.hdr)
+		siwl_usq_refill_locked(qp);
 	if (qp->sq_next != qp->sq_head)
 		sq_ready = !siwl_sq_blocked(qp, siwl_tx_sqe(qp, qp->sq_next));
 	irq_ready = qp->irq_count > 0;
@@ -693,6 +697,7 @@ void siwl_qp_tx_work(struct work_struct *work)
 	struct siwl_qp *qp = container_of(work, struct siwl_qp, tx_work);
 	int budget = SIWL_TX_BUDGET;
 
+	mutex_lock(&qp->tx_mutex);
 	while (siwl_tx_step(qp) == SIWL_STEP_MORE) {
 		if (!--budget) {
 			/* Let other QPs' work run; we come back. */
@@ -700,5 +705,35 @@ void siwl_qp_tx_work(struct work_struct *work)
 			break;
 		}
 	}
+	mutex_unlock(&qp->tx_mutex);
 	siwl_tx_deferred(qp);
+}
+
+/*
+ * Transmits in the context of a user's post or doorbell, as far as the
+ * budget goes: a small message leaves before the system call returns,
+ * with no worker to wake. Whatever needs the worker (more than the
+ * budget, a close, an event) is handed to it; so is everything when the
+ * worker is transmitting already.
+ */
+void siwl_qp_tx_direct(struct siwl_qp *qp)
+{
+	int budget = SIWL_TX_BUDGET;
+	unsigned long flags;
+	bool kick;
+
+	if (!mutex_trylock(&qp->tx_mutex)) {
+		siwl_qp_kick(qp);
+		return;
+	}
+	while (siwl_tx_step(qp) == SIWL_STEP_MORE)
+		if (!--budget)
+			break;
+	mutex_unlock(&qp->tx_mutex);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	kick = !budget || qp->close_pending || qp->event_pending;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (kick)
+		siwl_qp_kick(qp);
 }
