@@ -2,7 +2,7 @@
 #
 # Out-of-tree build of siw_lite.ko and of the rdma-core provider.
 #
-#   make                 module, provider and the verbs test program
+#   make                 module, provider and the verbs and ring test programs
 #   make KDIR=<dir>      build against another kernel build directory
 #   make W=1 C=1         extra warnings and sparse on the module
 #   make check           host-side checks (unit tests, provider ABI)
@@ -19,10 +19,10 @@ CHECKPATCH ?= /var/cache/siw_lite/linux-source-6.1/scripts/checkpatch.pl
 
 PWD := $(shell pwd)
 
-.PHONY: all module provider verbs_test check checkpatch checkpatch-kernel \
-	install clean
+.PHONY: all module provider verbs_test ringtest check checkpatch \
+	checkpatch-kernel install clean
 
-all: module provider verbs_test
+all: module provider verbs_test ringtest
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 or set KDIR" >&2; exit 1; }
@@ -34,9 +34,13 @@ provider:
 verbs_test:
 	$(MAKE) -C tools/verbs_test
 
+ringtest:
+	$(MAKE) -C tools/ringtest
+
 check: provider checkpatch-kernel
 	$(MAKE) -C tools/provider check
 	@if [ -f selftests/unit/Makefile ]; then $(MAKE) -C selftests/unit run; fi
+	/usr/bin/python3 -B tools/wirecheck/test_wirecheck.py
 
 # Kernel code must be checkpatch --strict clean. Userspace code is checked
 # without the rules that only make sense in the kernel (negative errno
@@ -63,3 +67,4 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 	$(MAKE) -C tools/provider clean
 	$(MAKE) -C tools/verbs_test clean
+	$(MAKE) -C tools/ringtest clean

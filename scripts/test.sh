@@ -122,6 +122,15 @@ fi
 
 step helpers "selftest helpers (make -C selftests)" make -C selftests
 
+# The interop peer (in-tree siw from linux-source-6.1), built on the host
+# and cached outside the tree; the interop selftests skip without it.
+if [ -n "$kver" ]; then
+	for v in $(bash scripts/siw-peer.sh --list); do
+		step "siw-peer-$v" "interop peer siw ($v)" \
+			bash scripts/siw-peer.sh --kernel "$kver" --variant "$v"
+	done
+fi
+
 guest_pass=0
 guest_fail=0
 guest_skip=0

@@ -145,6 +145,10 @@ vng_args=(--run "$kver" --disable-kvm --verbose
 	  --rwdir "$logdir=$logdir"
 	  --append "slub_debug=FZP$append"
 	  --exec "bash $(printf %q "$SIW_LITE_TOP/scripts/vm-guest.sh") $logdir")
+# Builds cached outside the tree (the siw interop peer) are hidden by the
+# guest's /var overlay unless shared explicitly.
+[ -d /var/cache/siw_lite ] &&
+	vng_args+=(--rodir /var/cache/siw_lite=/var/cache/siw_lite)
 
 # qemu reopens /proc/self/fd/1 and /proc/self/fd/2: if those were regular
 # files (CI redirecting our output to a log) it would truncate them and write

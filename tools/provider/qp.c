@@ -2,7 +2,8 @@
 /*
  * Queue pairs of the siw_lite provider: RC only, like every iWARP RNIC.
  * The kernel owns the QP and its state machine; create, modify, query and
- * destroy are plain uverbs commands without driver data.  Posting checks
+ * destroy are uverbs commands (create with a driver part asking for
+ * shared rings when the context has them, see dp_ring.c).  Posting checks
  * each WR here (siwl_check_*_wr, the same for every backend) and hands
  * the list to the QP's data-path backend (struct siwl_dp_ops).
  */
@@ -15,8 +16,10 @@ struct ibv_qp *siwl_create_qp(struct ibv_pd *ibpd,
 			      struct ibv_qp_init_attr *attr)
 {
 	struct ibv_context *ibctx = ibpd->context;
-	struct pabi34_cmd_create_qp cmd = {};
-	struct ib_uverbs_create_qp_resp resp = {};
+	struct siwl_context *ctx = to_siwl_ctx(ibctx);
+	struct siwl_create_qp_cmd cmd = {};
+	struct siwl_create_qp_resp resp = {};
+	size_t cmd_size = sizeof(cmd.ibv), resp_size = sizeof(resp.ibv);
 	struct siwl_qp *qp;
 	int ret;
 
@@ -36,15 +39,22 @@ struct ibv_qp *siwl_create_qp(struct ibv_pd *ibpd,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-	qp->dp = siwl_ctx_dp(to_siwl_ctx(ibctx));
+	qp->dp = siwl_ctx_dp(ctx);
+	qp->sig_all = attr->sq_sig_all;
+
+	if (ctx->rings) {
+		cmd.drv.flags = SIW_LITE_USE_RING;
+		cmd_size = sizeof(cmd);
+		resp_size = sizeof(resp);
+	}
 
 	/*
 	 * Fills in the whole ibv_qp (context, handle, qp_num, CQs, SRQ,
 	 * state RESET, event mutex/cond) and writes what the kernel granted
 	 * back to attr->cap.
 	 */
-	ret = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
-				&resp, sizeof(resp));
+	ret = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd.ibv, cmd_size,
+				&resp.ibv, resp_size);
 	if (ret) {
 		siwl_dbg(ibctx, "create_qp: %d\n", ret);
 		free(qp);
@@ -52,6 +62,16 @@ struct ibv_qp *siwl_create_qp(struct ibv_pd *ibpd,
 		return NULL;
 	}
 	qp->cap = attr->cap;
+
+	if (ctx->rings) {
+		ret = siwl_ring_attach_qp(qp, &resp.drv);
+		if (ret) {
+			ibv_cmd_destroy_qp(&qp->ibv_qp);
+			free(qp);
+			errno = ret;
+			return NULL;
+		}
+	}
 
 	return &qp->ibv_qp;
 }
@@ -83,6 +103,7 @@ int siwl_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
+	siwl_ring_detach_qp(to_siwl_qp(ibqp));
 	free(to_siwl_qp(ibqp));
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "siw_lite.h"
 
@@ -85,6 +86,19 @@ static void siwl_uninit_device(struct verbs_device *vdev)
 	free(to_siwl_dev(&vdev->device));
 }
 
+/*
+ * Shared rings when the kernel offers them, unless SIW_LITE_NO_RINGS=1
+ * asks for the command data path (for comparison and for debugging).
+ */
+static bool siwl_want_rings(const struct siwl_context *ctx)
+{
+	const char *env = getenv("SIW_LITE_NO_RINGS");
+
+	if (!(ctx->caps & SIW_LITE_CAP_RINGS))
+		return false;
+	return !env || strcmp(env, "1");
+}
+
 static struct verbs_context *siwl_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd,
 						void *private_data __maybe_unused)
@@ -128,6 +142,7 @@ static struct verbs_context *siwl_alloc_context(struct ibv_device *ibdev,
 
 	ctx->max_inline = resp.drv.max_inline;
 	ctx->caps = resp.drv.caps;
+	ctx->rings = siwl_want_rings(ctx);
 
 	verbs_set_ops(&ctx->vctx, &siwl_ctx_ops);
 
@@ -143,10 +158,9 @@ err:
 }
 
 /*
- * The kernel offers no shared rings yet (siw_lite_caps has no bit for
- * them), so every object posts and polls through uverbs commands.  This
- * is the one place that will pick the ring backend when ctx->caps says
- * the kernel supports it.
+ * Every object starts on the command backend; one whose create response
+ * describes rings moves to the ring backend when they are mapped
+ * (siwl_ring_attach_*()).
  */
 const struct siwl_dp_ops *siwl_ctx_dp(struct siwl_context *ctx __maybe_unused)
 {

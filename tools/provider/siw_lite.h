@@ -5,6 +5,8 @@
 #ifndef SIW_LITE_PROVIDER_H
 #define SIW_LITE_PROVIDER_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +49,39 @@
 SIWL_DRV_RESP(siwl_alloc_ctx_resp, ib_uverbs_get_context_resp,
 	      siw_lite_uresp_alloc_ctx);
 
+/* Creation with shared rings (SIW_LITE_USE_RING). */
+SIWL_DRV_CMD(siwl_create_cq_cmd, pabi34_cmd_create_cq,
+	     siw_lite_ureq_create_cq);
+SIWL_DRV_RESP(siwl_create_cq_resp, ib_uverbs_create_cq_resp,
+	      siw_lite_uresp_create_cq);
+SIWL_DRV_CMD(siwl_create_qp_cmd, pabi34_cmd_create_qp,
+	     siw_lite_ureq_create_qp);
+SIWL_DRV_RESP(siwl_create_qp_resp, ib_uverbs_create_qp_resp,
+	      siw_lite_uresp_create_qp);
+SIWL_DRV_CMD(siwl_create_srq_cmd, pabi34_cmd_create_srq,
+	     siw_lite_ureq_create_srq);
+SIWL_DRV_RESP(siwl_create_srq_resp, ib_uverbs_create_srq_resp,
+	      siw_lite_uresp_create_srq);
+
+/* The sizes the kernel sees; a change here is an ABI change. */
+_Static_assert(sizeof(struct siwl_create_cq_cmd) == 48, "create_cq cmd");
+_Static_assert(sizeof(struct siwl_create_cq_resp) == 24, "create_cq resp");
+_Static_assert(sizeof(struct siwl_create_qp_cmd) == 72, "create_qp cmd");
+_Static_assert(sizeof(struct siwl_create_qp_resp) == 72, "create_qp resp");
+_Static_assert(sizeof(struct siwl_create_srq_cmd) == 48, "create_srq cmd");
+_Static_assert(sizeof(struct siwl_create_srq_resp) == 32,
+	       "create_srq resp");
+
+/* The shared ring layout both sides compute offsets from. */
+_Static_assert(sizeof(struct siw_lite_ring) <= SIW_LITE_RING_ENTRIES,
+	       "ring header overlaps entry 0");
+_Static_assert(offsetof(struct siw_lite_ring, cons) == 64 &&
+	       offsetof(struct siw_lite_ring, flags) == 128,
+	       "ring header layout");
+_Static_assert(sizeof(struct siw_lite_sqe) == 128, "SQE size");
+_Static_assert(sizeof(struct siw_lite_rqe) == 112, "RQE size");
+_Static_assert(sizeof(struct siw_lite_cqe) == 32, "CQE size");
+
 struct siwl_device {
 	struct verbs_device vdev;
 };
@@ -55,6 +90,8 @@ struct siwl_context {
 	struct verbs_context vctx;
 	uint32_t max_inline;		/* from the kernel at alloc time */
 	uint64_t caps;			/* enum siw_lite_caps */
+	/* new CQs, QPs and SRQs ask for shared rings (see dp_ring.c) */
+	bool rings;
 };
 
 struct siwl_pd {
@@ -98,10 +135,30 @@ struct siwl_dp_ops {
 
 /* dp_cmd.c */
 extern const struct siwl_dp_ops siwl_dp_cmd;
+/* dp_ring.c */
+extern const struct siwl_dp_ops siwl_dp_ring;
+
+/*
+ * One ring shared with the kernel (see siw_lite-abi.h).  @idx is our own
+ * copy of the index we own (prod of SQ/RQ/SRQ, cons of a CQ): we publish
+ * it but never read it back, so a scribble on the shared copy cannot
+ * make us overwrite entries the kernel has not consumed.
+ */
+struct siwl_ring {
+	struct siw_lite_ring *hdr;	/* the mapping; NULL: no ring */
+	unsigned char *entries;
+	size_t map_size;
+	uint32_t num;			/* entries, a power of two */
+	uint32_t limit;			/* at most this many outstanding */
+	uint32_t esize;			/* bytes per entry */
+	uint32_t idx;
+	pthread_spinlock_t lock;
+};
 
 struct siwl_cq {
 	struct ibv_cq ibv_cq;
 	const struct siwl_dp_ops *dp;
+	struct siwl_ring ring;
 };
 
 struct siwl_qp {
@@ -116,12 +173,16 @@ struct siwl_qp {
 	const struct siwl_dp_ops *dp;
 	/* What the kernel granted at create time (create_qp's attr->cap). */
 	struct ibv_qp_cap cap;
+	bool sig_all;
+	struct siwl_ring sq, rq;	/* rq unused with an SRQ */
 };
 
 struct siwl_srq {
 	struct ibv_srq ibv_srq;
 	const struct siwl_dp_ops *dp;
 	uint32_t max_sge;		/* granted at create time */
+	uint32_t max_wr;
+	struct siwl_ring ring;
 };
 
 static inline struct siwl_device *to_siwl_dev(struct ibv_device *ibdev)
@@ -184,8 +245,29 @@ struct ibv_mr *siwl_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int siwl_dereg_mr(struct verbs_mr *vmr);
 
-/* The backend new objects of this context get (see struct siwl_dp_ops). */
+/*
+ * The backend an object starts with (see struct siwl_dp_ops): the command
+ * one; siwl_ring_attach_*() switches it to the ring backend once its
+ * rings are mapped.
+ */
 const struct siwl_dp_ops *siwl_ctx_dp(struct siwl_context *ctx);
+
+/*
+ * dp_ring.c: map the rings the kernel described in a create response and
+ * switch the object to the ring backend; 0 or a positive errno (the
+ * caller then destroys the kernel object).  A response that describes no
+ * ring (0 entries) leaves the object on the command backend.  _detach
+ * unmaps; call it once the kernel object is gone.
+ */
+int siwl_ring_attach_cq(struct siwl_cq *cq,
+			const struct siw_lite_uresp_create_cq *resp);
+void siwl_ring_detach_cq(struct siwl_cq *cq);
+int siwl_ring_attach_qp(struct siwl_qp *qp,
+			const struct siw_lite_uresp_create_qp *resp);
+void siwl_ring_detach_qp(struct siwl_qp *qp);
+int siwl_ring_attach_srq(struct siwl_srq *srq,
+			 const struct siw_lite_uresp_create_srq *resp);
+void siwl_ring_detach_srq(struct siwl_srq *srq);
 
 /* cq.c */
 struct ibv_cq *siwl_create_cq(struct ibv_context *ibctx, int cqe,

@@ -236,9 +236,13 @@ static void msgs_exchange(struct vt_conn *c, struct data_state *s)
 			done++;
 		}
 		progress |= ret > 0;
-		ret = vt_try_poll(c->rcq, &wc);
+		/*
+		 * Our data receives are all in; whatever arrives next is the
+		 * peer's control message, for the control code to take.
+		 */
+		ret = got < s->in.n ? vt_try_poll(c->rcq, &wc) : 0;
 		if (ret > 0) {
-			uint32_t want = got < s->in.n ? s->in.size[got] : 0;
+			uint32_t want = s->in.size[got];
 
 			if (wc.status != IBV_WC_SUCCESS ||
 			    wc.opcode != IBV_WC_RECV || wc.wr_id != got ||

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * dptest IBDEV: the provider's CQ, QP and SRQ verbs and its command data
- * path against fakesys.c's loopback "RNIC" (a QP is connected to itself).
+ * dptest IBDEV: the provider's CQ, QP and SRQ verbs and its data path
+ * against fakesys.c's loopback "RNIC" (a QP is connected to itself),
+ * through uverbs commands or, with SIWL_TEST_RINGS=1 and DPTEST_RINGS=1,
+ * through shared rings (same checks, one differs: see bad_wr_mapping()).
  * Prints one line per step for run.sh to compare; every line ends in
  * "ok" or in what went wrong.
  */
@@ -19,6 +21,8 @@
 
 static unsigned char sbuf[1 << 16], rbuf[1 << 16];
 static int failures;
+/* the provider uses shared rings (run.sh says so through the env) */
+static bool rings;
 
 static void step(const char *name, bool ok, const char *why)
 {
@@ -156,6 +160,21 @@ static void bad_wr_mapping(struct ibv_qp *qp, struct ibv_cq *cq,
 		};
 	}
 	ret = ibv_post_send(qp, wr, &bad);
+	if (rings) {
+		/*
+		 * Through a ring the kernel sees the lkey only when it
+		 * executes the WR: every WR is posted, WR 20 fails.
+		 */
+		step("ring: all 40 posted", !ret, err(ret));
+		n = poll_n(cq, wc, NMSG);
+		step("ring: WR 20 completes in error, the rest succeed",
+		     n == NMSG && wc[20].wr_id == 20 &&
+		     wc[20].status == IBV_WC_LOC_PROT_ERR &&
+		     wc[20].vendor_err && wc[19].status == IBV_WC_SUCCESS &&
+		     wc[39].wr_id == 39 && wc[39].status == IBV_WC_SUCCESS,
+		     "wrong completions");
+		return;
+	}
 	step("kernel refuses WR 20", ret == EINVAL, err(ret));
 	step("bad_wr points at the caller's WR 20", bad == &wr[20],
 	     "wrong bad_wr");
@@ -347,6 +366,7 @@ int main(int argc, char **argv)
 
 	if (argc != 2)
 		return 2;
+	rings = getenv("DPTEST_RINGS") && !strcmp(getenv("DPTEST_RINGS"), "1");
 	list = ibv_get_device_list(&n);
 	if (!list)
 		return 1;

@@ -13,7 +13,13 @@
  *    makes libibverbs use it): GET_CONTEXT answers with the siw_lite ABI
  *    version $SIWL_TEST_ABI (default 1), plus QUERY_DEVICE, QUERY_PORT,
  *    ALLOC/DEALLOC_PD and REG/DEREG_MR; and a loopback "RNIC" for the data
- *    path (see fake_dp_cmd()).  Everything else is EOPNOTSUPP.
+ *    path (see fake_dp_cmd()).  Everything else is EOPNOTSUPP;
+ *  - with SIWL_TEST_RINGS=1 the context offers SIW_LITE_CAP_RINGS: a
+ *    create asking for rings gets them in memfds that mmap() of the fake
+ *    fd at the returned key maps, and the loopback RNIC then works from
+ *    the rings (a POST_SEND without WRs is the doorbell).  Tests steer
+ *    and inspect that "kernel" through the fakesys_* functions below,
+ *    found with dlsym().
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -131,6 +138,140 @@ DIR *opendir(const char *path)
 	return real_opendir(path);
 }
 
+/*
+ * Shared rings.  Each is a memfd the fake kernel maps once (its view) and
+ * the provider maps through mmap() of the fake fd at the ring's key.
+ */
+#define FAKE_NRING	32
+#define FAKE_KEY_STEP	0x100000ull
+
+static struct fake_ring {
+	int fd;
+	size_t size;
+	struct siw_lite_ring *hdr;
+} rings[FAKE_NRING];
+
+/* Index the next ring starts at (see fakesys_ring_base()). */
+static uint32_t ring_base;
+/* Doorbells rung, data-path write()s seen, manual mode. */
+static unsigned int doorbells, dp_writes;
+static bool manual;
+
+unsigned int fakesys_doorbells(void)
+{
+	return doorbells;
+}
+
+unsigned int fakesys_dp_writes(void)
+{
+	return dp_writes;
+}
+
+/* Manual: doorbells are only counted; the test plays the kernel. */
+void fakesys_manual(int on)
+{
+	manual = on;
+}
+
+void fakesys_ring_base(uint32_t base)
+{
+	ring_base = base;
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* A new ring of @num entries of @esize bytes; its key, 0 on failure. */
+static uint64_t fake_ring_new(uint32_t num, size_t esize, uint32_t *size)
+{
+	size_t len = SIW_LITE_RING_ENTRIES + num * esize;
+	int i, fd;
+	void *p;
+
+	len = (len + 4095) & ~(size_t)4095;
+	for (i = 0; i < FAKE_NRING && rings[i].hdr; i++)
+		;
+	if (i == FAKE_NRING)
+		return 0;
+	fd = memfd_create("siwl-ring", MFD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ftruncate(fd, len)) {
+		close(fd);
+		return 0;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return 0;
+	}
+	rings[i].fd = fd;
+	rings[i].size = len;
+	rings[i].hdr = p;
+	rings[i].hdr->prod = ring_base;
+	rings[i].hdr->cons = ring_base;
+	*size = len;
+	return (i + 1) * FAKE_KEY_STEP;
+}
+
+static struct fake_ring *fake_ring_by_key(uint64_t key)
+{
+	uint64_t i = key / FAKE_KEY_STEP;
+
+	if (key % FAKE_KEY_STEP || !i || i > FAKE_NRING || !rings[i - 1].hdr)
+		return NULL;
+	return &rings[i - 1];
+}
+
+static void fake_ring_free(struct siw_lite_ring *hdr)
+{
+	int i;
+
+	for (i = 0; hdr && i < FAKE_NRING; i++) {
+		if (rings[i].hdr != hdr)
+			continue;
+		munmap(rings[i].hdr, rings[i].size);
+		close(rings[i].fd);
+		memset(&rings[i], 0, sizeof(rings[i]));
+	}
+}
+
+static void *fake_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		       off_t off, void *(*real)(void *, size_t, int, int, int,
+						off_t))
+{
+	struct fake_ring *r;
+
+	if (fd < 0 || fd >= MAX_FD || !fake_fd[fd])
+		return real(addr, len, prot, flags, fd, off);
+	r = fake_ring_by_key(off);
+	if (!r || len > r->size || !(flags & MAP_SHARED)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return real(addr, len, prot, flags, r->fd, 0);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(void *, mmap, (void *, size_t, int, int, int, off_t));
+
+	return fake_mmap(addr, len, prot, flags, fd, off, real_mmap);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(void *, mmap64, (void *, size_t, int, int, int, off_t));
+
+	return fake_mmap(addr, len, prot, flags, fd, off, real_mmap64);
+}
+
 /* Copy at most out_words * 4 bytes of a response to user space. */
 static void reply(const struct ib_uverbs_cmd_hdr *hdr, uint64_t uptr,
 		  const void *resp, size_t len)
@@ -165,9 +306,12 @@ struct fake_rqe {
 	struct ib_uverbs_sge sge[FAKE_MAX_SGE];
 };
 
+/* With a ring, the kernel's own copy of the index it owns is here. */
 struct fake_rq {
 	struct fake_rqe q[FAKE_DEPTH];
 	unsigned int head, count, max_wr, max_sge;
+	struct siw_lite_ring *ring;
+	uint32_t num, cons;
 };
 
 static struct fake_cq {
@@ -175,6 +319,9 @@ static struct fake_cq {
 	int users;
 	unsigned int depth, head, count, armed, arms;
 	struct ib_uverbs_wc q[FAKE_DEPTH];
+	struct siw_lite_ring *ring;
+	uint32_t num, prod;
+	unsigned int events;
 } cqs[FAKE_NCQ];
 
 static struct fake_qp {
@@ -183,6 +330,8 @@ static struct fake_qp {
 	bool has_srq, sig_all;
 	uint32_t max_send_wr, max_send_sge, max_inline, state;
 	struct fake_rq rq;
+	struct siw_lite_ring *sq;
+	uint32_t sq_num, sq_cons;
 } qps[FAKE_NQP];
 
 static struct fake_srq {
@@ -223,12 +372,57 @@ static int fake_slot(bool *used, size_t stride, size_t n)
 	return -1;
 }
 
+_Static_assert(sizeof(struct siw_lite_sge) == sizeof(struct ib_uverbs_sge),
+	       "ring and uverbs SGEs differ");
+
+static void *fake_ent(struct siw_lite_ring *r, uint32_t num, uint32_t idx,
+		      size_t esize)
+{
+	return (char *)r + SIW_LITE_RING_ENTRIES + (idx & (num - 1)) * esize;
+}
+
+/* A CQE into a CQ ring; an armed CQ counts an event and is disarmed. */
+static void fake_ring_cqe(struct fake_cq *cq, const struct siw_lite_cqe *c)
+{
+	uint32_t arm, cons = __atomic_load_n(&cq->ring->cons,
+					     __ATOMIC_ACQUIRE);
+
+	if (cq->prod - cons >= cq->num)
+		abort();	/* the tests never overrun a CQ */
+	memcpy(fake_ent(cq->ring, cq->num, cq->prod, sizeof(*c)), c,
+	       sizeof(*c));
+	__atomic_store_n(&cq->ring->prod, ++cq->prod, __ATOMIC_RELEASE);
+	arm = __atomic_load_n(&cq->ring->flags, __ATOMIC_SEQ_CST);
+	if (arm == SIW_LITE_CQ_ARM_NEXT ||
+	    (arm == SIW_LITE_CQ_ARM_SOLICITED &&
+	     ((c->flags & SIW_LITE_CQE_SOLICITED) || c->status))) {
+		if (__atomic_compare_exchange_n(&cq->ring->flags, &arm, 0,
+						false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			cq->events++;
+	}
+}
+
 static void fake_cqe(uint32_t h, uint64_t wr_id, uint32_t status,
 		     uint32_t opcode, uint32_t byte_len, uint32_t qpn,
 		     uint32_t flags, uint32_t inv)
 {
 	struct fake_cq *cq = &cqs[h];
 	struct ib_uverbs_wc *wc;
+
+	if (cq->ring) {
+		struct siw_lite_cqe c = {
+			.wr_id = wr_id, .opcode = opcode, .status = status,
+			.byte_len = byte_len, .qp_num = qpn,
+			.invalidated_rkey = inv,
+			.flags = flags & FAKE_KWC_WITH_INVALIDATE ?
+				 SIW_LITE_CQE_WITH_INV : 0,
+			.vendor_err = status ? 0x5150 : 0,
+		};
+
+		fake_ring_cqe(cq, &c);
+		return;
+	}
 
 	if (cq->count == cq->depth)
 		abort();	/* the tests never overrun a CQ */
@@ -304,15 +498,163 @@ static int fake_post_rq(struct fake_rq *rq, const void *req, size_t len,
 	return 0;
 }
 
+/* Takes the next receive of @rq (its ring or its command queue). */
+static bool fake_rq_take(struct fake_rq *rq, struct fake_rqe *out)
+{
+	const struct siw_lite_rqe *e;
+	uint32_t prod;
+
+	if (!rq->ring) {
+		if (!rq->count)
+			return false;
+		*out = rq->q[rq->head];
+		rq->head = (rq->head + 1) % FAKE_DEPTH;
+		rq->count--;
+		return true;
+	}
+	prod = __atomic_load_n(&rq->ring->prod, __ATOMIC_ACQUIRE);
+	if (prod == rq->cons || prod - rq->cons > rq->num)
+		return false;
+	e = fake_ent(rq->ring, rq->num, rq->cons, sizeof(*e));
+	out->wr_id = e->wr_id;
+	out->num_sge = e->num_sge < FAKE_MAX_SGE ? e->num_sge : FAKE_MAX_SGE;
+	memcpy(out->sge, e->sge, out->num_sge * sizeof(out->sge[0]));
+	__atomic_store_n(&rq->ring->cons, ++rq->cons, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* One send WR, from a POST_SEND command or an SQ ring. */
+struct fake_wr {
+	uint64_t wr_id;
+	uint32_t opcode;		/* IBV_WR_*, ~0u: unknown */
+	bool signaled;
+	uint32_t nsge;
+	const struct ib_uverbs_sge *sge;
+	const void *inl;		/* inline payload or NULL */
+	uint32_t inl_len;
+	uint64_t raddr;
+	uint32_t inv;
+};
+
+static uint32_t fake_wc_opcode(uint32_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case IBV_WR_RDMA_WRITE:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	}
+	return IBV_WC_SEND;
+}
+
+static void fake_exec(struct fake_qp *qp, const struct fake_wr *w)
+{
+	struct fake_rq *rq = qp->has_srq ? &srqs[qp->srq].rq : &qp->rq;
+	uint32_t qpn = FAKE_QPN_BASE + (qp - qps);
+	uint32_t st = IBV_WC_SUCCESS, flags = 0, n = 0, j;
+	static char data[1 << 16];
+	struct fake_rqe e;
+
+	for (j = 0; j < w->nsge; j++)
+		if (w->sge[j].lkey == FAKE_BAD_LKEY)
+			st = IBV_WC_LOC_PROT_ERR;
+	if (w->nsge > FAKE_MAX_SGE)
+		st = IBV_WC_LOC_LEN_ERR;
+	if (w->inl) {
+		memcpy(data, w->inl, w->inl_len);
+		n = w->inl_len;
+	} else if (st == IBV_WC_SUCCESS && w->opcode != IBV_WR_RDMA_READ) {
+		n = fake_gather(w->sge, w->nsge, data);
+	}
+	if (w->opcode == IBV_WR_SEND_WITH_INV)
+		flags = FAKE_KWC_WITH_INVALIDATE;
+	switch (st == IBV_WC_SUCCESS ? w->opcode : ~0u - 1) {
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_SEND:
+		if (!fake_rq_take(rq, &e)) {
+			st = IBV_WC_RNR_RETRY_EXC_ERR;
+			break;
+		}
+		fake_cqe(qp->rcq, e.wr_id,
+			 fake_scatter(e.sge, e.num_sge, data, n) ?
+				IBV_WC_SUCCESS : IBV_WC_LOC_LEN_ERR,
+			 IBV_WC_RECV, n, qpn, flags, flags ? w->inv : 0);
+		break;
+	case IBV_WR_RDMA_WRITE:
+		memcpy((void *)(uintptr_t)w->raddr, data, n);
+		break;
+	case IBV_WR_RDMA_READ:
+		for (j = 0; j < w->nsge; j++)
+			n += w->sge[j].length;
+		memcpy(data, (void *)(uintptr_t)w->raddr, n);
+		fake_scatter(w->sge, w->nsge, data, n);
+		break;
+	case IBV_WR_LOCAL_INV:
+		break;
+	case ~0u - 1:		/* failed above */
+		break;
+	default:
+		st = IBV_WC_LOC_QP_OP_ERR;
+		break;
+	}
+	if (qp->sig_all || w->signaled || st != IBV_WC_SUCCESS)
+		fake_cqe(qp->scq, w->wr_id, st, fake_wc_opcode(w->opcode), n,
+			 qpn, 0, 0);
+}
+
+#define FAKE_NOPC (SIW_LITE_WR_LOCAL_INV + 1)
+
+/* The doorbell: run every SQE the provider published. */
+static void fake_sq_run(struct fake_qp *qp)
+{
+	static const uint32_t opc[FAKE_NOPC] = {
+		[SIW_LITE_WR_WRITE] = IBV_WR_RDMA_WRITE,
+		[SIW_LITE_WR_SEND] = IBV_WR_SEND,
+		[SIW_LITE_WR_SEND_WITH_INV] = IBV_WR_SEND_WITH_INV,
+		[SIW_LITE_WR_READ] = IBV_WR_RDMA_READ,
+		[SIW_LITE_WR_LOCAL_INV] = IBV_WR_LOCAL_INV,
+	};
+	uint32_t prod = __atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE);
+	struct siw_lite_sqe e;
+	struct fake_wr w;
+
+	if (prod - qp->sq_cons > qp->sq_num)
+		return;		/* a real kernel: QP to ERROR */
+	while (qp->sq_cons != prod) {
+		memcpy(&e, fake_ent(qp->sq, qp->sq_num, qp->sq_cons,
+				     sizeof(e)), sizeof(e));
+		memset(&w, 0, sizeof(w));
+		w.wr_id = e.wr_id;
+		w.opcode = e.opcode < FAKE_NOPC ? opc[e.opcode] : ~0u;
+		w.signaled = e.flags & SIW_LITE_WQE_SIGNALED;
+		w.raddr = e.remote_addr;
+		w.inv = e.invalidate_rkey;
+		if (e.flags & SIW_LITE_WQE_INLINE) {
+			w.inl = e.inline_data;
+			w.inl_len = e.length < SIW_LITE_MAX_INLINE ?
+				    e.length : SIW_LITE_MAX_INLINE;
+		} else {
+			w.nsge = e.num_sge;
+			w.sge = (const struct ib_uverbs_sge *)e.sge;
+		}
+		fake_exec(qp, &w);
+		/* a slot is free once its WQE completed */
+		__atomic_store_n(&qp->sq->cons, ++qp->sq_cons,
+				 __ATOMIC_RELEASE);
+	}
+}
+
 static int fake_post_send(const void *req, size_t len,
 			  struct ib_uverbs_post_send_resp *resp)
 {
 	const struct ib_uverbs_post_send *cmd = req;
 	const char *p = (const char *)req + sizeof(*cmd);
 	const struct ib_uverbs_sge *sge;
-	static char data[1 << 16];
 	struct fake_qp *qp;
-	uint32_t i, j, n;
+	struct fake_wr w;
+	uint32_t i, j;
 
 	qp = len < sizeof(*cmd) ? NULL : fake_qp(cmd->qp_handle);
 	if (!qp)
@@ -321,15 +663,17 @@ static int fake_post_send(const void *req, size_t len,
 	    (uint64_t)cmd->sge_count * sizeof(*sge) > len ||
 	    cmd->wqe_size < sizeof(struct ib_uverbs_send_wr))
 		return EINVAL;
+	if (!cmd->wr_count && qp->sq) {
+		doorbells++;
+		if (!manual)
+			fake_sq_run(qp);
+		return 0;
+	}
 	sge = (const void *)(p + cmd->wr_count * cmd->wqe_size);
 
 	for (i = 0; i < cmd->wr_count; i++) {
 		const struct ib_uverbs_send_wr *wr =
 			(const void *)(p + i * cmd->wqe_size);
-		struct fake_rq *rq = qp->has_srq ? &srqs[qp->srq].rq : &qp->rq;
-		uint32_t qpn = FAKE_QPN_BASE + (qp - qps);
-		uint32_t st = IBV_WC_SUCCESS, opc, flags = 0;
-		struct fake_rqe *e;
 
 		for (j = 0; j < wr->num_sge; j++)
 			if (sge[j].lkey == FAKE_BAD_LKEY)
@@ -338,50 +682,80 @@ static int fake_post_send(const void *req, size_t len,
 			resp->bad_wr = i + 1;
 			return EINVAL;
 		}
-		if (wr->opcode == IBV_WR_SEND_WITH_INV)
-			flags = FAKE_KWC_WITH_INVALIDATE;
 		switch (wr->opcode) {
 		case IBV_WR_SEND_WITH_INV:
 		case IBV_WR_SEND:
-			opc = IBV_WC_SEND;
-			n = fake_gather(sge, wr->num_sge, data);
-			if (!rq->count) {
-				st = IBV_WC_RNR_RETRY_EXC_ERR;
-				break;
-			}
-			e = &rq->q[rq->head];
-			rq->head = (rq->head + 1) % FAKE_DEPTH;
-			rq->count--;
-			fake_cqe(qp->rcq, e->wr_id,
-				 fake_scatter(e->sge, e->num_sge, data, n) ?
-					IBV_WC_SUCCESS : IBV_WC_LOC_LEN_ERR,
-				 IBV_WC_RECV, n, qpn, flags,
-				 flags ? wr->ex.invalidate_rkey : 0);
-			break;
 		case IBV_WR_RDMA_WRITE:
-			opc = IBV_WC_RDMA_WRITE;
-			n = fake_gather(sge, wr->num_sge, data);
-			memcpy((void *)(uintptr_t)wr->wr.rdma.remote_addr, data,
-			       n);
-			break;
 		case IBV_WR_RDMA_READ:
-			opc = IBV_WC_RDMA_READ;
-			for (n = 0, j = 0; j < wr->num_sge; j++)
-				n += sge[j].length;
-			memcpy(data,
-			       (void *)(uintptr_t)wr->wr.rdma.remote_addr, n);
-			fake_scatter(sge, wr->num_sge, data, n);
 			break;
 		default:
 			resp->bad_wr = i + 1;
 			return EINVAL;
 		}
-		if (qp->sig_all || (wr->send_flags & IBV_SEND_SIGNALED) ||
-		    st != IBV_WC_SUCCESS)
-			fake_cqe(qp->scq, wr->wr_id, st, opc, n, qpn, 0, 0);
+		memset(&w, 0, sizeof(w));
+		w.wr_id = wr->wr_id;
+		w.opcode = wr->opcode;
+		w.signaled = wr->send_flags & IBV_SEND_SIGNALED;
+		w.nsge = wr->num_sge;
+		w.sge = sge;
+		w.raddr = wr->wr.rdma.remote_addr;
+		w.inv = wr->ex.invalidate_rkey;
+		fake_exec(qp, &w);
 		sge += wr->num_sge;
 	}
 	return 0;
+}
+
+/*
+ * Does a create request of @len bytes (core part @core) ask for rings?
+ * Only when the context offered them; every ureq starts with the flags.
+ */
+static bool fake_want_ring(const void *req, size_t len, size_t core)
+{
+	const char *env = getenv("SIWL_TEST_RINGS");
+	uint32_t flags;
+
+	if (!env || strcmp(env, "1") || len < core + 8)
+		return false;
+	memcpy(&flags, (const char *)req + core, sizeof(flags));
+	return flags & SIW_LITE_USE_RING;
+}
+
+/*
+ * The fake kernel's view of a ring: @kind 0 CQ, 1 SQ, 2 RQ, 3 SRQ of the
+ * object with uverbs handle @handle; NULL if it has none.
+ */
+void *fakesys_ring(int kind, uint32_t handle, uint32_t *num)
+{
+	struct fake_qp *qp = kind == 1 || kind == 2 ? fake_qp(handle) : NULL;
+	struct fake_srq *srq = kind == 3 ? fake_srq(handle) : NULL;
+	struct fake_cq *cq = kind == 0 ? fake_cq(handle) : NULL;
+
+	if (cq) {
+		*num = cq->num;
+		return cq->ring;
+	}
+	if (qp && kind == 1) {
+		*num = qp->sq_num;
+		return qp->sq;
+	}
+	if (qp) {
+		*num = qp->rq.num;
+		return qp->rq.ring;
+	}
+	if (srq) {
+		*num = srq->rq.num;
+		return srq->rq.ring;
+	}
+	return NULL;
+}
+
+/* Completion events the ring CQ @handle raised (armed, then a CQE). */
+unsigned int fakesys_cq_events(uint32_t handle)
+{
+	struct fake_cq *cq = fake_cq(handle);
+
+	return cq ? cq->events : 0;
 }
 
 /*
@@ -413,17 +787,31 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 
 	switch (hdr->command) {
 	case IB_USER_VERBS_CMD_CREATE_CQ: {
-		struct ib_uverbs_create_cq_resp *r = resp_buf;
+		struct {
+			struct ib_uverbs_create_cq_resp core;
+			struct siw_lite_uresp_create_cq drv;
+		} *r = resp_buf;
 
 		if (c.create_cq->cqe < 1 || c.create_cq->cqe > FAKE_DEPTH)
 			return EINVAL;
 		h = fake_slot(&cqs[0].used, sizeof(cqs[0]), FAKE_NCQ);
 		if (h < 0)
 			return ENOMEM;
-		cqs[h].depth = c.create_cq->cqe;
-		r->cq_handle = h;
-		r->cqe = c.create_cq->cqe;
-		*resp_len = sizeof(*r);
+		cq = &cqs[h];
+		cq->depth = c.create_cq->cqe;
+		memset(r, 0, sizeof(*r));
+		r->core.cq_handle = h;
+		r->core.cqe = c.create_cq->cqe;
+		*resp_len = sizeof(r->core);
+		if (fake_want_ring(req, len, sizeof(*c.create_cq))) {
+			cq->num = pow2_at_least(cq->depth);
+			r->drv.mmap_key = fake_ring_new(cq->num,
+				sizeof(struct siw_lite_cqe), &r->drv.mmap_size);
+			cq->ring = fake_ring_by_key(r->drv.mmap_key)->hdr;
+			cq->prod = cq->ring->prod;
+			r->drv.num_entries = cq->num;
+			*resp_len = sizeof(*r);
+		}
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_DESTROY_CQ:
@@ -432,6 +820,7 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 			return EINVAL;
 		if (cq->users)
 			return EBUSY;
+		fake_ring_free(cq->ring);
 		memset(cq, 0, sizeof(*cq));
 		/* no events were reported: zeroed resp */
 		*resp_len = sizeof(struct ib_uverbs_destroy_cq_resp);
@@ -463,7 +852,11 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 		return 0;
 	case IB_USER_VERBS_CMD_CREATE_QP: {
 		const struct ib_uverbs_create_qp *q = c.create_qp;
-		struct ib_uverbs_create_qp_resp *r = resp_buf;
+		struct {
+			struct ib_uverbs_create_qp_resp core;
+			struct siw_lite_uresp_create_qp drv;
+		} *rr = resp_buf;
+		struct ib_uverbs_create_qp_resp *r = &rr->core;
 
 		if (q->pd_handle != 7 || q->qp_type != IBV_QPT_RC ||
 		    !fake_cq(q->send_cq_handle) ||
@@ -502,6 +895,30 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 		r->max_recv_sge = qp->rq.max_sge;
 		r->max_inline_data = qp->max_inline;
 		*resp_len = sizeof(*r);
+		if (fake_want_ring(req, len, sizeof(*q))) {
+			struct siw_lite_uresp_create_qp *d = &rr->drv;
+
+			memset(d, 0, sizeof(*d));
+			qp->sq_num = pow2_at_least(qp->max_send_wr);
+			d->sq_key = fake_ring_new(qp->sq_num,
+				sizeof(struct siw_lite_sqe), &d->sq_size);
+			qp->sq = fake_ring_by_key(d->sq_key)->hdr;
+			qp->sq_cons = qp->sq->cons;
+			/* the kernel is idle: ring the doorbell */
+			qp->sq->flags = SIW_LITE_SQ_DOORBELL;
+			d->num_sqe = qp->sq_num;
+			if (!qp->has_srq) {
+				qp->rq.num = pow2_at_least(qp->rq.max_wr);
+				d->rq_key = fake_ring_new(qp->rq.num,
+					sizeof(struct siw_lite_rqe),
+					&d->rq_size);
+				qp->rq.ring = fake_ring_by_key(d->rq_key)->hdr;
+				qp->rq.cons = qp->rq.ring->cons;
+				d->num_rqe = qp->rq.num;
+			}
+			d->qp_id = r->qpn;
+			*resp_len = sizeof(*rr);
+		}
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_MODIFY_QP:
@@ -537,6 +954,8 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 		cqs[qp->rcq].users--;
 		if (qp->has_srq)
 			srqs[qp->srq].users--;
+		fake_ring_free(qp->sq);
+		fake_ring_free(qp->rq.ring);
 		memset(qp, 0, sizeof(*qp));
 		*resp_len = sizeof(struct ib_uverbs_destroy_qp_resp);
 		memset(resp_buf, 0, *resp_len);
@@ -561,7 +980,11 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 			return EINVAL;
 		return fake_post_rq(&srq->rq, req, len, c.post_recv, resp_buf);
 	case IB_USER_VERBS_CMD_CREATE_SRQ: {
-		struct ib_uverbs_create_srq_resp *r = resp_buf;
+		struct {
+			struct ib_uverbs_create_srq_resp core;
+			struct siw_lite_uresp_create_srq drv;
+		} *rr = resp_buf;
+		struct ib_uverbs_create_srq_resp *r = &rr->core;
 
 		if (c.create_srq->pd_handle != 7 ||
 		    c.create_srq->max_wr > FAKE_DEPTH ||
@@ -580,6 +1003,17 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 		r->max_wr = srq->rq.max_wr;
 		r->max_sge = srq->rq.max_sge;
 		*resp_len = sizeof(*r);
+		if (fake_want_ring(req, len, sizeof(*c.create_srq))) {
+			memset(&rr->drv, 0, sizeof(rr->drv));
+			srq->rq.num = pow2_at_least(srq->rq.max_wr);
+			rr->drv.mmap_key = fake_ring_new(srq->rq.num,
+				sizeof(struct siw_lite_rqe),
+				&rr->drv.mmap_size);
+			srq->rq.ring = fake_ring_by_key(rr->drv.mmap_key)->hdr;
+			srq->rq.cons = srq->rq.ring->cons;
+			rr->drv.num_entries = srq->rq.num;
+			*resp_len = sizeof(*rr);
+		}
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_MODIFY_SRQ:
@@ -608,6 +1042,7 @@ static int fake_dp_cmd(const struct ib_uverbs_cmd_hdr *hdr, const void *req,
 			return EINVAL;
 		if (srq->users)
 			return EBUSY;
+		fake_ring_free(srq->rq.ring);
 		memset(srq, 0, sizeof(*srq));
 		*resp_len = sizeof(struct ib_uverbs_destroy_srq_resp);
 		memset(resp_buf, 0, *resp_len);
@@ -703,6 +1138,9 @@ static int fake_cmd(const void *buf, size_t len)
 		r.core.num_comp_vectors = 1;
 		r.drv.abi_version = abi ? atoi(abi) : SIW_LITE_ABI_VERSION;
 		r.drv.max_inline = 64;
+		abi = getenv("SIWL_TEST_RINGS");
+		if (abi && !strcmp(abi, "1"))
+			r.drv.caps = SIW_LITE_CAP_RINGS;
 		reply(hdr, uptr, &r, sizeof(r));
 		return 0;
 	}
@@ -755,6 +1193,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	if (fd < 0 || fd >= MAX_FD || !fake_fd[fd])
 		return real_write(fd, buf, len);
 
+	dp_writes++;
 	err = fake_cmd(buf, len);
 	if (err) {
 		errno = err;

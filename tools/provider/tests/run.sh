@@ -4,7 +4,8 @@
 # Builds a fake sysfs with siw_lite and foreign devices (see fakesys.c) and
 # checks which provider libibverbs hands each one to, then opens a device
 # against the mock uverbs ABI and runs the verbs implemented so far,
-# including the data path against the mock's loopback RNIC.
+# including the data path against the mock's loopback RNIC, through
+# uverbs commands and through shared rings.
 
 set -eu
 
@@ -116,6 +117,29 @@ got=$(LD_PRELOAD=$here/fakesys.so SYSFS_PATH=$sys \
 	"$here/dptest" roce7 2>/dev/null || true)
 expect "$(echo "$got" | grep -v ': ok$')" "failures: 0" \
 	"CQ, QP, SRQ and data-path verbs ($(echo "$got" | grep -c ': ok$') checks)"
+
+# The same through the shared-ring backend: the fake kernel offers rings
+# and runs the loopback RNIC from them.
+got=$(SIWL_TEST_RINGS=1 DPTEST_RINGS=1 LD_PRELOAD=$here/fakesys.so \
+	SYSFS_PATH=$sys SIWL_TEST_CONFDIR=$tmp/conf RDMAV_DRIVERS=$lib \
+	"$here/dptest" roce7 2>/dev/null || true)
+expect "$(echo "$got" | grep -v ': ok$')" "failures: 0" \
+	"data path through shared rings ($(echo "$got" | grep -c ': ok$') checks)"
+
+# Rings offered but refused by SIW_LITE_NO_RINGS=1: the command path
+# again (its bad_wr behaviour differs from the ring path's).
+got=$(SIWL_TEST_RINGS=1 SIW_LITE_NO_RINGS=1 LD_PRELOAD=$here/fakesys.so \
+	SYSFS_PATH=$sys SIWL_TEST_CONFDIR=$tmp/conf RDMAV_DRIVERS=$lib \
+	"$here/dptest" roce7 2>/dev/null || true)
+expect "$(echo "$got" | grep -v ': ok$')" "failures: 0" \
+	"SIW_LITE_NO_RINGS=1 keeps the command path"
+
+# The ring backend in detail, this program playing the kernel.
+got=$(SIWL_TEST_RINGS=1 LD_PRELOAD=$here/fakesys.so \
+	SYSFS_PATH=$sys SIWL_TEST_CONFDIR=$tmp/conf RDMAV_DRIVERS=$lib \
+	"$here/ringunit" roce7 2>/dev/null || true)
+expect "$(echo "$got" | grep -v ': ok$')" "failures: 0" \
+	"ring backend: posts, full, wrap, inline, poll, arm ($(echo "$got" | grep -c ': ok$') checks)"
 
 got=$(SIWL_TEST_ABI=2 ops siwl0)
 expect "$got" "open: Protocol error" "ucontext with another siw_lite ABI"
