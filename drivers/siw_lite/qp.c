@@ -1060,10 +1060,6 @@ int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /* ---- connection manager glue ------------------------------------------- */
 
-/* One FPDU with up to this much ULPDU; smaller than MULPDU is legal. */
-#define SIWL_TX_MAX_ULPDU	16384
-#define SIWL_TX_BUF_SIZE	(SIWL_TX_MAX_ULPDU + MPA_HDR_SIZE + \
-				 MPA_ALIGN + MPA_CRC_SIZE)
 
 static u8 siwl_rtr_pick(u8 rtr)
 {

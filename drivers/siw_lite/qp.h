@@ -167,7 +167,17 @@ struct siwl_term {
 	u8 bad[SIWL_HDR_MAX];
 };
 
-/* Transmit state; only the QP's work item touches it (tx.c). */
+/* One FPDU with up to this much ULPDU; smaller than MULPDU is legal. */
+#define SIWL_TX_MAX_ULPDU	16384
+#define SIWL_TX_MAX_FPDU	(SIWL_TX_MAX_ULPDU + MPA_HDR_SIZE + \
+				 MPA_ALIGN + MPA_CRC_SIZE)
+/*
+ * The transmit buffer holds consecutive FPDUs of one message, handed to
+ * TCP in one call: per-call costs are paid per buffer, not per segment.
+ */
+#define SIWL_TX_BUF_SIZE	(4 * SIWL_TX_MAX_FPDU)
+
+/* Transmit state; one transmitter at a time touches it (tx.c). */
 enum siwl_tx_kind {
 	SIWL_TX_NONE,
 	SIWL_TX_SQ,		/* a Send, Write or Read Request */
@@ -177,11 +187,11 @@ enum siwl_tx_kind {
 };
 
 struct siwl_tx {
-	u8 *buf;		/* one FPDU, framed and CRCed */
+	u8 *buf;		/* FPDUs of one message, framed and CRCed */
 	u32 buf_size;
-	u32 fpdu_len;		/* bytes of @buf to send */
+	u32 fpdu_len;		/* bytes of @buf to send (whole FPDUs) */
 	u32 fpdu_sent;
-	bool fpdu_ends_msg;	/* @buf holds the message's last segment */
+	bool fpdu_ends_msg;	/* @buf ends with the message's last segment */
 
 	enum siwl_tx_kind kind;	/* message being segmented */
 	u32 sq_idx;		/* SIWL_TX_SQ: free-running SQ position */

@@ -37,8 +37,8 @@
 #include "mpa_wire.h"
 #include "qp.h"
 
-/* FPDUs per work item run before yielding the worker. */
-#define SIWL_TX_BUDGET		64
+/* Buffers (of up to four FPDUs) per run before yielding. */
+#define SIWL_TX_BUDGET		16
 /* Smallest ULPDU we frame, whatever the MSS: progress over efficiency. */
 #define SIWL_TX_MIN_ULPDU	256
 
@@ -63,10 +63,9 @@ static struct siwl_irqe *siwl_tx_irqe(struct siwl_qp *qp)
  */
 static u32 siwl_tx_mulpdu(struct siwl_qp *qp, struct socket *sock)
 {
-	u32 max = qp->tx.buf_size - MPA_HDR_SIZE - MPA_ALIGN - MPA_CRC_SIZE;
 	u32 m = mpa_mulpdu(READ_ONCE(tcp_sk(sock->sk)->mss_cache));
 
-	return clamp_t(u32, m, SIWL_TX_MIN_ULPDU, max);
+	return clamp_t(u32, m, SIWL_TX_MIN_ULPDU, SIWL_TX_MAX_ULPDU);
 }
 
 static bool siwl_is_read(u32 opcode)
@@ -204,14 +203,16 @@ static void siwl_tx_fail_sqe(struct siwl_qp *qp, u32 pos,
 }
 
 /*
- * Builds the next FPDU of the current message into tx->buf. Returns 0, or
- * a negative errno after failing the QP.
+ * Builds the next FPDU of the current message at @buf (@size bytes free);
+ * sets *@last when it ends the message. Returns its length, or a negative
+ * errno after failing the QP.
  */
-static int siwl_tx_build(struct siwl_qp *qp)
+static ssize_t siwl_tx_build_one(struct siwl_qp *qp, u8 *buf, u32 size,
+				 bool *last)
 {
 	struct siwl_tx *tx = &qp->tx;
 	struct ddp_hdr_info h = {};
-	u8 *ulpdu = tx->buf + MPA_HDR_SIZE;
+	u8 *ulpdu = buf + MPA_HDR_SIZE;
 	struct siwl_sqe *sqe = NULL;
 	struct siwl_irqe *irqe = NULL;
 	struct iw_term term;
@@ -280,7 +281,7 @@ static int siwl_tx_build(struct siwl_qp *qp)
 	if (data)
 		payload = min(tx->msg_len - tx->msg_sent, tx->mulpdu - hlen);
 	h.last = tx->msg_sent + payload == tx->msg_len;
-	if (ddp_build_hdr(ulpdu, tx->buf_size - MPA_HDR_SIZE, &h) < 0)
+	if (ddp_build_hdr(ulpdu, size - MPA_HDR_SIZE, &h) < 0)
 		rv = -EIO;
 
 	if (!rv && payload) {
@@ -303,8 +304,7 @@ static int siwl_tx_build(struct siwl_qp *qp)
 		}
 	}
 	if (!rv) {
-		len = mpa_fpdu_finish(tx->buf, tx->buf_size, hlen + payload,
-				      qp->crc);
+		len = mpa_fpdu_finish(buf, size, hlen + payload, qp->crc);
 		rv = len < 0 ? len : 0;
 	}
 	if (rv) {
@@ -320,10 +320,33 @@ static int siwl_tx_build(struct siwl_qp *qp)
 		return rv;
 	}
 
-	tx->fpdu_len = len;
-	tx->fpdu_sent = 0;
-	tx->fpdu_ends_msg = h.last;
+	*last = h.last;
 	tx->msg_sent += payload;
+	return len;
+}
+
+/*
+ * Fills tx->buf with the next FPDUs of the current message, as many whole
+ * ones as fit. Each stays sized by MULPDU, so TCP, cutting the stream at
+ * MSS boundaries, keeps them aligned with its segments (RFC 5044 section
+ * 4.5). Returns 0, or a negative errno after failing the QP.
+ */
+static int siwl_tx_build(struct siwl_qp *qp)
+{
+	struct siwl_tx *tx = &qp->tx;
+	bool last = false;
+	ssize_t len;
+
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+	do {
+		len = siwl_tx_build_one(qp, tx->buf + tx->fpdu_len,
+					tx->buf_size - tx->fpdu_len, &last);
+		if (len < 0)
+			return len;
+		tx->fpdu_len += len;
+	} while (!last && tx->buf_size - tx->fpdu_len >= SIWL_TX_MAX_FPDU);
+	tx->fpdu_ends_msg = last;
 	return 0;
 }
 
