@@ -1060,7 +1060,6 @@ int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /* ---- connection manager glue ------------------------------------------- */
 
-
 static u8 siwl_rtr_pick(u8 rtr)
 {
 	/* RFC 6581 negotiates one type; prefer the cheapest if given more. */
