@@ -18,7 +18,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-300}
+per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-600}
 filter=${1:-}
 
 if [ "${SIW_LITE_IN_GUEST:-0}" != 1 ]; then

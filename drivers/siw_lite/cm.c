@@ -65,13 +65,16 @@
 /*
  * How long each step may take. The TCP handshake gets a bound of its own
  * because iw_cm makes the ULP's destroy wait for CONNECT_REPLY, and TCP
- * alone would retry SYNs for minutes. A peer that has sent its Request
- * gives up on the Reply after its own timeout (ours is 5 s), so a ULP
- * that has not answered within a minute is not going to be heard.
+ * alone would retry SYNs for minutes. The Reply comes only once the
+ * peer's ULP has accepted, which on a loaded machine (a user program
+ * setting up its memory first) takes seconds: we wait 30 s for it. A
+ * peer that has sent its Request gives up on the Reply after its own
+ * timeout, so a ULP that has not answered within a minute is not going
+ * to be heard.
  */
 #define SIWL_TCP_CONNECT_TIMEOUT	(10 * HZ)
 #define SIWL_MPA_REQ_TIMEOUT		(10 * HZ)
-#define SIWL_MPA_REP_TIMEOUT		(5 * HZ)
+#define SIWL_MPA_REP_TIMEOUT		(30 * HZ)
 #define SIWL_ULP_TIMEOUT		(60 * HZ)
 #define SIWL_CLOSE_TIMEOUT		(5 * HZ)
 
