@@ -20,7 +20,7 @@ kmsg "test_50_interop_mpa start"
 DP_GRACE=5
 
 cell() {
-	local role=$1 rev=$2 crc=$3 variant=default name label c=0
+	local role=$1 rev=$2 crc=$3 variant=default name label c=0 q=()
 
 	name=mpa-siwl-$role-rev$rev-crc$crc
 	label="siw_lite $role vs siw, MPA rev $rev, CRC $crc"
@@ -30,6 +30,10 @@ cell() {
 		dp_param mpa_rev "$rev"
 		# the initiator asks for CRCs
 		dp_param mpa_crc "$c"
+		# A rev 1 Request carries no IRD/ORD: siw then offers its ULP
+		# 0/0, which rping's default accept takes, leaving siw no Read
+		# credit (see Documentation/interop.rst).  -q accepts with 1/1.
+		[ "$rev" = 1 ] && q=(-q)
 	else
 		[ "$rev" = 1 ] && variant=rev1
 		# the responder asks for CRCs in its Reply
@@ -43,7 +47,7 @@ cell() {
 	fi
 	dp_next_port
 	dp_cap_run "$name" 60 "port:$DP_PORT" \
-		rping -s -v -V -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024 --- \
+		rping -s "${q[@]}" -v -V -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024 --- \
 		rping -c -v -V -I "$DP_B4" -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024
 	dp_both_ok "rping -V -C 20 -S 1024 ($label)"
 	# The Reply repeats the Request's revision; CRC flags: the
