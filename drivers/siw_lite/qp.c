@@ -48,6 +48,9 @@
 
 struct workqueue_struct *siwl_qp_wq;
 
+/* How long a QP may stay in TERMINATE trying to send the Terminate. */
+#define SIWL_TERM_TIMEOUT	(5 * HZ)
+
 /* RFC 5040 section 5.1 leaves message size to the ULP; RDMAC caps at 2^31. */
 #define SIWL_MAX_MSG_SIZE	BIT(31)
 
@@ -280,6 +283,27 @@ void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
 	qp->event_pending = true;
 	qp->state = SIWL_QPS_TERMINATE;
 	siwl_qp_kick(qp);
+	queue_delayed_work(siwl_qp_wq, &qp->term_work, SIWL_TERM_TIMEOUT);
+}
+
+/*
+ * A peer that stopped reading keeps our Terminate in the send buffer and
+ * the QP in TERMINATE for ever: after a while, give up on telling it and
+ * reset the connection.
+ */
+static void siwl_qp_term_work(struct work_struct *work)
+{
+	struct siwl_qp *qp = container_of(to_delayed_work(work),
+					  struct siwl_qp, term_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == SIWL_QPS_TERMINATE) {
+		pr_info_ratelimited("qp %u: Terminate not sent within %u s: reset\n",
+				    qp->base.qp_num, SIWL_TERM_TIMEOUT / HZ);
+		siwl_qp_error_locked(qp, true);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /*
@@ -417,6 +441,7 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->tx_work, siwl_qp_tx_work);
 	INIT_WORK(&qp->event_work, siwl_qp_event_work);
+	INIT_DELAYED_WORK(&qp->term_work, siwl_qp_term_work);
 
 	qp->state = SIWL_QPS_IDLE;
 	qp->ib_idle = IB_QPS_RESET;
@@ -519,6 +544,8 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	siwl_qp_put(qp);
 	wait_for_completion(&qp->freed);
+	/* First: it may queue tx_work. */
+	cancel_delayed_work_sync(&qp->term_work);
 	cancel_work_sync(&qp->tx_work);
 	cancel_work_sync(&qp->event_work);
 

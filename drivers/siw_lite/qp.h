@@ -342,6 +342,8 @@ struct siwl_qp {
 	struct work_struct tx_work;
 	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp.c. */
 	struct work_struct event_work;
+	/* Ends a TERMINATE whose Terminate cannot leave (peer not reading). */
+	struct delayed_work term_work;
 	struct siwl_tx tx;
 };
 
