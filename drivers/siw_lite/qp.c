@@ -213,14 +213,19 @@ void siwl_qp_reap_locked(struct siwl_qp *qp)
 		sqe = siwl_sq_slot(qp, qp->sq_tail);
 		if (!(sqe->flags & SIWL_WQE_DONE))
 			break;
+		qp->sq_tail++;
+		/*
+		 * A ring slot is free again before its completion can be
+		 * seen: a consumer that reposts on a completion must find
+		 * room. Our own copy of the WQE stays valid under the lock.
+		 */
+		if (qp->usq.hdr)
+			siwl_usq_publish_locked(qp);
 		if ((sqe->flags & SIWL_WQE_SIGNALED) ||
 		    sqe->status != IB_WC_SUCCESS)
 			siwl_sq_push(qp, sqe);
 		sqe->flags = 0;
-		qp->sq_tail++;
 	}
-	if (qp->usq.hdr)
-		siwl_usq_publish_locked(qp);
 }
 
 static void siwl_rq_push(struct siwl_qp *qp, const struct siwl_rqe *rqe,
