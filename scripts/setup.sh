@@ -15,7 +15,7 @@ need=(build-essential bc bison flex libelf-dev libssl-dev dwarves sparse
       ibverbs-providers iproute2 iperf3 kmod file busybox-static udev
       python3 python3-argcomplete python3-pkg-resources python3-requests
       tcpdump tshark linux-source-6.1 xz-utils clang libclang-rt-14-dev
-      nvme-cli)
+      nvme-cli gnuplot-nox)
 
 missing=()
 for p in "${need[@]}"; do

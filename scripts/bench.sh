@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark siw_lite against the in-tree siw, rdma_rxe and raw TCP in one
+# throw-away guest, and write the table and chart:
+#
+#   scripts/bench.sh [options]
+#
+# Builds siw_lite (make), tools/bench and the in-tree siw peer
+# (scripts/siw-peer.sh, cached outside the tree), boots one vm-run.sh guest
+# running scripts/bench-guest.sh, then turns the raw results into a table
+# of medians with ratios and the issue's targets (tools/bench/report.py).
+#
+# What is measured (see bench-guest.sh for the set-up and the CPU method):
+# perftest -R ib_{send,write,read}_bw at 64 B, 4 KiB, 64 KiB, 1 MiB
+# (MiB/s, message rate, CPU s/GB), ib_{send,write,read}_lat at 8 B and
+# 4 KiB (typical = median, us); iperf3 single stream (default and -l 64K)
+# and tools/bench/tcp_pingpong at 8 B and 4 KiB for raw TCP.
+#
+# Options:
+#   --quick            1 round, short runs, for development; the table
+#                      goes to the log directory, not Documentation/
+#   --rounds N         rounds (default 3; every (peer, test) once a round)
+#   --duration S       seconds per bandwidth run (default 5, quick 4)
+#   --lat-iters N      iterations per latency run (default 1000, quick 200)
+#   --retries N        repeats of a run without a valid value (default 1)
+#   --peers LIST       subset of "siw_lite siw rxe tcp" (quoted list)
+#   --profile          also profile one siw_lite ib_write_bw 64 KiB and one
+#                      ib_write_lat 8 B run (perf record -a -g, or ftrace);
+#                      reports land in LOGDIR/bench/profile/
+#   --out DIR          where benchmark.md and benchmark.png go (default
+#                      Documentation/, or the log directory with --quick)
+#   --logdir DIR       log directory (default /var/tmp/siw_lite-logs/...)
+#   --timeout S        limit for the guest run (default: from the plan)
+#   --report-only DIR  redo the table from an earlier log directory
+#   -h, --help
+#
+# Raw outputs of every run stay in LOGDIR/bench/ (raw/, results.tsv).
+# Exit status: 0 if every siw_lite measurement produced a value (a missed
+# target is not a failure); 1 if siw_lite failed to run or the guest
+# reported a kernel problem; 2 for usage errors; otherwise vm-run.sh's.
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+usage() {
+	sed -n '4,/^set -uo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+quick=0
+rounds=""
+duration=""
+lat_iters=""
+retries=1
+peers="siw_lite siw rxe tcp"
+profile=0
+outdir=""
+logdir=""
+timeout_s=""
+report_only=""
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick)	quick=1; shift ;;
+	--rounds)	rounds=${2:?--rounds needs a value}; shift 2 ;;
+	--duration)	duration=${2:?--duration needs a value}; shift 2 ;;
+	--lat-iters)	lat_iters=${2:?--lat-iters needs a value}; shift 2 ;;
+	--retries)	retries=${2:?--retries needs a value}; shift 2 ;;
+	--peers)	peers=${2:?--peers needs a value}; shift 2 ;;
+	--profile)	profile=1; shift ;;
+	--out)		outdir=${2:?--out needs a value}; shift 2 ;;
+	--logdir)	logdir=${2:?--logdir needs a value}; shift 2 ;;
+	--timeout)	timeout_s=${2:?--timeout needs a value}; shift 2 ;;
+	--report-only)	report_only=${2:?--report-only needs a value}; shift 2 ;;
+	-h|--help)	usage 0 ;;
+	*)		siwl_msg "unknown argument $1"; usage 2 >&2 ;;
+	esac
+done
+
+if [ $quick = 1 ]; then
+	: "${rounds:=1}" "${duration:=4}" "${lat_iters:=200}"
+else
+	: "${rounds:=3}" "${duration:=5}" "${lat_iters:=1000}"
+fi
+for v in rounds duration lat_iters; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { siwl_msg "--${v/_/-} must be a positive number"; exit 2; }
+done
+[[ $retries =~ ^[0-9]+$ ]] || { siwl_msg "--retries must be a number"; exit 2; }
+[ "$duration" -ge 3 ] || { siwl_msg "--duration must be at least 3 s (1 s margins)"; exit 2; }
+for p in $peers; do
+	case $p in
+	siw_lite|siw|rxe|tcp) ;;
+	*) siwl_msg "unknown peer '$p' (siw_lite siw rxe tcp)"; exit 2 ;;
+	esac
+done
+
+TOP=$SIW_LITE_TOP
+report() {
+	local dir=$1 out=$2
+	mkdir -p "$out" || return 2
+	python3 "$TOP/tools/bench/report.py" --results "$dir/bench/results.tsv" \
+		--meta "$dir/bench/meta.txt" --md "$out/benchmark.md" \
+		--png "$out/benchmark.png"
+}
+
+if [ -n "$report_only" ]; then
+	report "$report_only" "${outdir:-$report_only}"
+	exit $?
+fi
+
+[ -n "$logdir" ] || logdir=${SIW_LITE_LOGDIR:-/var/tmp/siw_lite-logs/$(date +%Y%m%d-%H%M%S)-bench-$$}
+mkdir -p "$logdir/bench" || { siwl_msg "cannot create $logdir"; exit 2; }
+logdir=$(cd "$logdir" && pwd -P)
+if [ -z "$outdir" ]; then
+	if [ $quick = 1 ]; then outdir=$logdir; else outdir=$TOP/Documentation; fi
+fi
+
+kver=$(siwl_pick_kernel) || {
+	siwl_msg "no kernel with both /boot/vmlinuz-VER and /usr/src/linux-headers-VER"
+	exit 125
+}
+
+# --- build on the host (the guest sees the tree read-only) ------------------
+echo "bench: building siw_lite and tools/bench (log: $logdir/build.log)"
+if ! { make -C "$TOP" && make -C "$TOP/tools/bench"; } >"$logdir/build.log" 2>&1; then
+	tail -n 30 "$logdir/build.log" >&2
+	siwl_msg "build failed; see $logdir/build.log"
+	exit 1
+fi
+
+siw_args=()
+if [[ " $peers " == *" siw "* ]]; then
+	echo "bench: in-tree siw peer (scripts/siw-peer.sh --kernel $kver)"
+	if ko=$("$TOP/scripts/siw-peer.sh" --kernel "$kver" 2>>"$logdir/build.log") &&
+	   [ -f "$ko" ]; then
+		# virtme-ng may hide parts of /var from the guest: hand it a copy
+		# in the log directory, which the guest always sees.
+		cp "$ko" "$logdir/bench/siw.ko" && siw_args=(--siw-ko "$logdir/bench/siw.ko")
+	else
+		siwl_msg "the in-tree siw could not be built (see $logdir/build.log); siw results will be missing"
+	fi
+fi
+
+# --- the guest run ----------------------------------------------------------
+# About 60 perftest/TCP runs a round, each DURATION plus a few seconds of
+# connection set-up under TCG; generous, since a killed guest loses all.
+if [ -z "$timeout_s" ]; then
+	timeout_s=$((600 + rounds * 60 * (duration + 12)))
+	[ $profile = 0 ] || timeout_s=$((timeout_s + 300))
+fi
+guest=("$TOP/scripts/bench-guest.sh" --out "$logdir/bench" --rounds "$rounds"
+       --duration "$duration" --lat-iters "$lat_iters" --retries "$retries"
+       --peers "$peers"
+       "${siw_args[@]}")
+[ $profile = 0 ] || guest+=(--profile)
+
+echo "bench: $rounds round(s), ${duration}s per bandwidth run, $lat_iters latency iterations, peers: $peers"
+"$TOP/scripts/vm-run.sh" -t "$timeout_s" -l "$logdir" -- "${guest[@]}"
+vm_rc=$?
+
+# --- the table ------------------------------------------------------------
+if [ ! -s "$logdir/bench/results.tsv" ]; then
+	siwl_msg "no results came back from the guest (vm-run.sh exit $vm_rc); logs in $logdir"
+	exit $((vm_rc ? vm_rc : 1))
+fi
+report "$logdir" "$outdir"
+rep_rc=$?
+echo "bench: raw results and logs in $logdir/bench"
+[ $quick = 1 ] && echo "bench: --quick: table and chart left in $outdir, not in Documentation/"
+if [ $vm_rc -ne 0 ]; then
+	siwl_msg "the guest run failed (vm-run.sh exit $vm_rc): see $logdir/result"
+	exit "$vm_rc"
+fi
+exit $rep_rc
