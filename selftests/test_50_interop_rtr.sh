@@ -22,10 +22,19 @@ rtr_check() {
 	local desc=$1 ini=$2 pd first
 
 	pd=$(dp_mpa_summary | awk '$1 == "req" { print $5; exit }')
+	# not tshark -c 1: it stops after the first packet READ, before
+	# the display filter, so it printed nothing
 	first=$(tshark -r "$DP_CAP_FILE" -Y "iwarp_rdma && ip.src == $ini" \
 		-T fields -E occurrence=f -e iwarp_rdma.opcode \
-		-e iwarp_mpa.ulpdulength -e iwarp_rdma.rdmardsz -c 1 2>/dev/null)
+		-e iwarp_mpa.ulpdulength -e iwarp_rdma.rdmardsz 2>/dev/null |
+		head -n 1)
 	# IRD word: A (peer to peer) is its top bit
+	if [ ! -s "$DP_CAP_FILE" ] ||
+	   [ "$(tshark -r "$DP_CAP_FILE" -Y iwarp_mpa 2>/dev/null | wc -l)" = 0 ]; then
+		fail "$desc" "no MPA frame in the capture $DP_CAP_FILE" \
+			"(a capture problem, not a finding about RTR)"
+		return
+	fi
 	if [ "${#pd}" -lt 8 ] || (( (0x${pd:0:4} & 0x8000) == 0 )); then
 		fail "$desc" "Request private data '$pd' has no peer-to-peer flag"
 		return

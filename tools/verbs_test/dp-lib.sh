@@ -486,15 +486,24 @@ dp_cap_dir() {
 # dp_cap_start NAME: tcpdump into the guest's tmpfs first (writing
 # through to the shared log directory loses packets under TCG), with a
 # large buffer; dp_cap_stop moves the file to its place.
+#
+# --immediate-mode and -U: without them libpcap collects packets in
+# TPACKET_V3 blocks that reach tcpdump only when full or after a timer,
+# and the SIGINT of dp_cap_stop discards the block still open - on a
+# loaded host a whole short connection (rping -C 20) was lost that way,
+# leaving an empty capture.  Packet by packet, the file shows what has
+# been seen so far and dp_cap_stop can wait for it to settle.
 dp_cap_start() {
 	local d
 
 	d=$(dp_cap_dir) || return 1
 	DP_CAP_FILE=$d/$1.pcap
 	DP_CAP_DROPS=""
+	rm -f "$SIWL_TMP/cap.pcap"
 	# -Z root: tcpdump would otherwise drop to a user that cannot
 	# write to the scratch directory.
 	ip netns exec "$DP_A" tcpdump -i "$DP_VA" -s 0 -B 65536 -n -Z root \
+		--immediate-mode -U \
 		-w "$SIWL_TMP/cap.pcap" >"$SIWL_TMP/tcpdump.err" 2>&1 &
 	DP_CAP_PID=$!
 	wait_for 10 grep -q "listening on" "$SIWL_TMP/tcpdump.err" || {
@@ -506,9 +515,18 @@ dp_cap_start() {
 # dp_cap_stop: ends the capture; DP_CAP_DROPS is the number of packets
 # the kernel dropped (a capture with drops cannot be checked).
 dp_cap_stop() {
+	local size last=-1 n=0
+
 	[ -n "$DP_CAP_PID" ] || return 0
-	# let the last segments (FIN, RST) reach the capture
-	sleep 0.5
+	# Let the last segments (FIN, RST) reach the file: stop once it has
+	# not grown for a second (at most 10 s; a loaded host is slow).
+	while [ "$n" -lt 10 ]; do
+		sleep 1
+		size=$(stat -c %s "$SIWL_TMP/cap.pcap" 2>/dev/null || echo 0)
+		[ "$size" = "$last" ] && break
+		last=$size
+		n=$((n + 1))
+	done
 	kill -INT "$DP_CAP_PID" 2>/dev/null
 	wait "$DP_CAP_PID" 2>/dev/null
 	DP_CAP_PID=""
