@@ -54,8 +54,20 @@ stop_warmup() {
 on_exit stop_warmup
 
 TCPDUMP_PID=
+TCPDUMP_FILE=
 stop_tcpdump() {
+	local size last=-1 n=0
+
 	[ -n "$TCPDUMP_PID" ] || return 0
+	# The last segments must reach the file before tcpdump is stopped:
+	# wait until it has not grown for a second (at most 10 s).
+	while [ "$n" -lt 10 ] && [ -n "$TCPDUMP_FILE" ]; do
+		sleep 1
+		size=$(stat -c %s "$TCPDUMP_FILE" 2>/dev/null || echo 0)
+		[ "$size" = "$last" ] && break
+		last=$size
+		n=$((n + 1))
+	done
 	kill -INT "$TCPDUMP_PID" 2>/dev/null
 	wait "$TCPDUMP_PID" 2>/dev/null
 	TCPDUMP_PID=
@@ -153,9 +165,11 @@ for cfg in "${CONFIGS[@]}"; do
 	fi
 	kmsg "test_45 $name"
 	cap=$SIWL_TMP/$name.pcap
-	ip netns exec "$DP_A" tcpdump -i "$DP_VA" -n -U -s 0 -B 8192 \
-		-w "$cap" tcp >"$SIWL_TMP/tcpdump.log" 2>&1 &
+	# Immediate mode: in block mode the last block can be lost at stop.
+	ip netns exec "$DP_A" tcpdump -i "$DP_VA" -n --immediate-mode -U \
+		-s 0 -B 8192 -w "$cap" tcp >"$SIWL_TMP/tcpdump.log" 2>&1 &
 	TCPDUMP_PID=$!
+	TCPDUMP_FILE=$cap
 	wait_for 20 grep -q "listening on" "$SIWL_TMP/tcpdump.log" ||
 		diag "tcpdump not seen listening: $(cat "$SIWL_TMP/tcpdump.log")"
 
