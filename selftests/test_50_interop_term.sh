@@ -21,6 +21,14 @@
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
 plan 18
+# Not run yet: the first complete run showed that its expectations do not
+# hold against an unmodified siw (siw reports a received Terminate only
+# in debug builds, leaves its QP in an unqueryable state and does not
+# flush later posts, and the no_recv case then fails by cascade). The
+# cells need per-side expectations first; see "Terminate" in
+# Documentation/interop.rst.
+skip_rest "expectations against siw not validated yet (Documentation/interop.rst)"
+exit 0
 dp_interop_start
 kmsg "test_50_interop_term start"
 dp_mpa_defaults || bail "cannot set siw_lite's MPA parameters"
