@@ -827,12 +827,15 @@ void vt_run_client(const struct vt_opts *o, const struct vt_test *t,
 		c->seed = seed;
 		c->budget = o->budget;
 		c->size_max = o->size_max;
+		c->no_empty = o->no_empty;
 		c->mine.magic = VT_MAGIC;
 		c->mine.version = VT_VERSION;
 		c->mine.test = t->id;
 		c->mine.seed = seed;
 		c->mine.budget = o->budget;
 		c->mine.size_max = o->size_max;
+		if (o->no_empty)
+			c->mine.flags |= VT_PD_NO_EMPTY;
 		c->ech = rdma_create_event_channel();
 		if (!c->ech || set_nonblock(c->ech->fd)) {
 			tap_diag("rdma_create_event_channel: %s",
@@ -975,6 +978,7 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 	c->seed = hello.seed;
 	c->budget = hello.budget;
 	c->size_max = hello.size_max;
+	c->no_empty = hello.flags & VT_PD_NO_EMPTY;
 	c->peer = hello;
 	c->mine.magic = VT_MAGIC;
 	c->mine.version = VT_VERSION;

@@ -131,6 +131,7 @@ static void usage(FILE *f)
 	      "  -m, --size-max BYTES  client: largest message/RDMA op (default 8388608)\n"
 	      "  -B, --budget BYTES    client: bytes per direction and data test\n"
 	      "                        (default 20971520)\n"
+	      "  -E, --no-empty        client: no zero-length Sends, Writes or Reads\n"
 	      "  -v, --verbose         CM and async events as TAP comments\n"
 	      "  -l, --list            list the test cases\n"
 	      "  -h, --help\n"
@@ -217,6 +218,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "size-max", required_argument, NULL, 'm' },
 		{ "budget", required_argument, NULL, 'B' },
+		{ "no-empty", no_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -236,7 +238,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (parse_tests(&o, "all"))
 		return 2;
-	while ((opt = getopt_long(argc, argv, "sc:b:p:t:T:S:m:B:vlh", lo,
+	while ((opt = getopt_long(argc, argv, "sc:b:p:t:T:S:m:B:Evlh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -278,6 +280,9 @@ int main(int argc, char **argv)
 		case 'B':
 			if (parse_u32(optarg, "budget", 1, 1u << 30, &o.budget))
 				return 2;
+			break;
+		case 'E':
+			o.no_empty = true;
 			break;
 		case 'v':
 			vt_verbose = true;

@@ -125,7 +125,7 @@ static uint32_t plan_size(struct vt_rng *r, uint32_t size_max)
 }
 
 void vt_plan_make(struct vt_plan *p, uint64_t seed, uint32_t stream,
-		  uint32_t budget, uint32_t size_max)
+		  uint32_t budget, uint32_t size_max, bool no_empty)
 {
 	struct vt_rng r;
 	uint64_t cursor = 0;
@@ -137,8 +137,9 @@ void vt_plan_make(struct vt_plan *p, uint64_t seed, uint32_t stream,
 	if (size_max > budget)
 		size_max = budget;
 
-	/* the edges always: empty, the largest, a single byte */
-	p->size[p->n++] = 0;
+	/* the edges always: empty (unless excluded), the largest, one byte */
+	if (!no_empty)
+		p->size[p->n++] = 0;
 	p->size[p->n++] = size_max;
 	p->total = size_max;
 	if (p->total + 1 <= budget) {
@@ -147,6 +148,8 @@ void vt_plan_make(struct vt_plan *p, uint64_t seed, uint32_t stream,
 	}
 	while (p->n < VT_PLAN_MAX && misses < 8) {
 		s = plan_size(&r, size_max);
+		if (!s && no_empty)
+			s = 1;
 		if (p->total + s > budget) {
 			misses++;
 			continue;

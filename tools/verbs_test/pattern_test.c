@@ -35,8 +35,8 @@ static void plans(void)
 	unsigned int i, zero, big, one;
 
 	for (seed = 1; seed < 200; seed++) {
-		vt_plan_make(&p, seed * 7919, 0x101, budget, max);
-		vt_plan_make(&q, seed * 7919, 0x101, budget, max);
+		vt_plan_make(&p, seed * 7919, 0x101, budget, max, false);
+		vt_plan_make(&q, seed * 7919, 0x101, budget, max, false);
 		CHECK(!memcmp(&p, &q, sizeof(p)), "plan not deterministic");
 		CHECK(p.n >= 3 && p.n <= VT_PLAN_MAX, "n %u", p.n);
 		total = 0;
@@ -58,11 +58,22 @@ static void plans(void)
 		CHECK(zero && big && one, "edges missing");
 		CHECK(p.rspan >= end, "rspan");
 	}
-	vt_plan_make(&p, 1, 1, 100, 1000);
+	vt_plan_make(&p, 1, 1, 100, 1000, false);
 	CHECK(p.total <= 100, "small budget");
-	vt_plan_make(&q, 1, 2, budget, max);
-	vt_plan_make(&p, 1, 1, budget, max);
+	vt_plan_make(&q, 1, 2, budget, max, false);
+	vt_plan_make(&p, 1, 1, budget, max, false);
 	CHECK(memcmp(p.size, q.size, sizeof(p.size)), "streams differ");
+
+	/* --no-empty: every size at least one byte, both edges still there */
+	for (seed = 1; seed < 200; seed++) {
+		vt_plan_make(&p, seed * 104729, 0x202, budget, max, true);
+		for (i = 0, big = 0, one = 0; i < p.n; i++) {
+			CHECK(p.size[i], "empty size with no_empty");
+			big += p.size[i] == max;
+			one += p.size[i] == 1;
+		}
+		CHECK(big && one, "edges missing with no_empty");
+	}
 }
 
 static void layouts(void)

@@ -67,8 +67,10 @@ static struct data_state *data_new(struct vt_conn *c)
 	c->priv = s;
 	s->sin = stream(c, false);
 	s->sout = stream(c, true);
-	vt_plan_make(&s->in, c->seed, s->sin, c->budget, c->size_max);
-	vt_plan_make(&s->out, c->seed, s->sout, c->budget, c->size_max);
+	vt_plan_make(&s->in, c->seed, s->sin, c->budget, c->size_max,
+		     c->no_empty);
+	vt_plan_make(&s->out, c->seed, s->sout, c->budget, c->size_max,
+		     c->no_empty);
 	return s;
 }
 
@@ -163,12 +165,13 @@ static int msgs_prepare(struct vt_conn *c)
 		return -1;
 
 	/* all receives in one list, before the peer can send */
+	bad = wr;
 	ret = c->srq ? ibv_post_srq_recv(c->srq, wr, &bad) :
 		       ibv_post_recv(c->qp, wr, &bad);
 	if (ret) {
-		tap_diag("%s: %s: posting %u receives: %s (at #%ld)",
-			 c->test->name, c->rname, s->in.n, strerror(ret),
-			 (long)(bad - wr));
+		tap_diag("%s: %s: posting %u receives: %s (at #%ld, %d SGEs)",
+			 c->test->name, c->rname, s->in.n, strerror(abs(ret)),
+			 (long)(bad - wr), bad->num_sge);
 		return -1;
 	}
 	/* the server then gets the client's BYE */

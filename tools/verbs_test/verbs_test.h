@@ -34,6 +34,7 @@ struct vt_opts {
 	bool seed_set;
 	uint32_t size_max;		/* largest message / RDMA op */
 	uint32_t budget;		/* bytes per direction and test */
+	bool no_empty;			/* no zero-length operations */
 	bool verbose;
 	unsigned int ntests;
 	const struct vt_test *tests[32];
@@ -88,7 +89,7 @@ struct vt_plan {
 };
 
 void vt_plan_make(struct vt_plan *p, uint64_t seed, uint32_t stream,
-		  uint32_t budget, uint32_t size_max);
+		  uint32_t budget, uint32_t size_max, bool no_empty);
 
 /* A buffer piece list: SGEs with random placement inside a region. */
 #define VT_SGE_MAX	16
@@ -137,6 +138,7 @@ struct vt_pdata {
 enum vt_pdata_flags {
 	VT_PD_SKIP = 1,			/* client: skip this test */
 	VT_PD_MR = 2,			/* addr/rkey/len are valid */
+	VT_PD_NO_EMPTY = 4,		/* client: no zero-length operations */
 };
 
 /* Control messages, carried by Sends. */
@@ -175,6 +177,7 @@ struct vt_conn {
 	const char *rname;		/* "client" / "server" */
 	uint64_t seed;
 	uint32_t budget, size_max;
+	bool no_empty;
 
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;

@@ -528,6 +528,19 @@ class TestFpdus(unittest.TestCase):
         v = violations(c)
         self.assertTrue(any("asked for 8" in x["text"] for x in v), v)
 
+    def test_read_response_unfinished_overshoot(self):
+        # a zero-length Read answered with a stream that breaks off
+        c = Conv().i(request()).r(reply())
+        c.i(fpdu(read_req(1, 0, 0, 0)))
+        c.r(fpdu(tagged(2, 0, 0, b"x" * 16, last=False)))
+        v = violations(c)
+        self.assertTrue(any("at least 16 bytes, the Read Request asked "
+                            "for 0" in x["text"] for x in v), v)
+        ok = Conv().i(request()).r(reply())
+        ok.i(fpdu(read_req(1, 5, 0, 32)))
+        ok.r(fpdu(tagged(2, 5, 0, b"x" * 16, last=False)))
+        self.assertEqual(violations(ok), [])
+
     def test_read_response_without_request(self):
         self.run_bad(tagged(2, 1, 0, b"x"), "without a Read Request",
                      who="r")

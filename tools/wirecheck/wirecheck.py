@@ -772,10 +772,15 @@ def rfc5040_5_2_read_responses(rep, ini, res, ird_of):
                               "Read Request named sink 0x%08x TO 0x%x"
                               % (r["stag"], r["to"], q["sink_stag"],
                                  q["sink_to"]))
-            elif r["ts1"] is not None and r["len"] != q["size"]:
+            elif r["len"] > q["size"] or (r["ts1"] is not None and
+                                          r["len"] != q["size"]):
+                # an unfinished Response (the capture or the stream ended
+                # in it) is checked only for overshooting the Request
                 rep.violation(rsp_ds.who, r["off"], "RFC 5040 §5.2",
-                              "Read Response carries %d bytes, the Read "
-                              "Request asked for %d" % (r["len"], q["size"]))
+                              "Read Response carries %s%d bytes, the Read "
+                              "Request asked for %d"
+                              % ("" if r["ts1"] is not None else "at least ",
+                                 r["len"], q["size"]))
             if r["ts0"] < q["ts1"]:
                 rep.violation(rsp_ds.who, r["off"], "RFC 5040 §5.2",
                               "Read Response seen before its Read Request")
