@@ -177,7 +177,9 @@ if [ -z "$kver" ]; then
 		die "no Debian kernel with both /boot/vmlinuz-VER and /usr/src/linux-headers-VER"
 fi
 [[ $kver =~ ^[A-Za-z0-9._+-]+$ ]] || die "bad kernel version '$kver'"
-kdir=/usr/src/linux-headers-$kver
+# SIW_PEER_KDIR: a kernel build tree instead of Debian's headers (the debug
+# kernel of scripts/debug-kernel.sh).
+kdir=${SIW_PEER_KDIR:-/usr/src/linux-headers-$kver}
 [ -d "$kdir" ] || die "no $kdir (install linux-headers-$kver)"
 [ -f "$SRC_TAR" ] ||
 	die "$SRC_TAR is missing: install the linux-source-6.1 package (scripts/setup.sh does)"

@@ -7,9 +7,19 @@
 # too_small / no_recv (verbs_test): a Send that does not fit, or finds
 # no receive, is a DDP untagged buffer error at the receiver, which must
 # send a Terminate (RFC 5040 section 4.8, RFC 5041 section 7) that the
-# sender reports: siw logs "siw: got TERMINATE. ...", siw_lite "Terminate
-# received: ..." ("malformed Terminate received" for siw's, whose header
-# control bits are misplaced, see interop.rst).
+# sender reports.  The capture must show the receiver's Terminate, and
+# the sender's kernel log must report it: siw_lite logs "Terminate
+# received: ..." ("malformed Terminate received" for siw's, whose
+# Terminate Control field is laid out wrongly), siw "siw: got TERMINATE.
+# layer L, type T, code C" - with layer and type swapped, because siw
+# reads the field with the same wrong layout (Documentation/interop.rst,
+# "siw deviations").
+#
+# What happens on siw's own side after the connection ends is siw's
+# business, but verbs_test checks it like any provider's: siw fails
+# ibv_query_qp (ENOTCONN, 107) and never completes a Send posted then
+# (not flushed).  Those two points are skipped as known gaps, and only
+# when the Terminate was on the wire.
 #
 # send_inv: siw_lite sending to siw: siw invalidates (the later Write to
 # the STag is terminated), but libsiw never reports IBV_WC_WITH_INV.
@@ -21,14 +31,6 @@
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
 plan 18
-# Not run yet: the first complete run showed that its expectations do not
-# hold against an unmodified siw (siw reports a received Terminate only
-# in debug builds, leaves its QP in an unqueryable state and does not
-# flush later posts, and the no_recv case then fails by cascade). The
-# cells need per-side expectations first; see "Terminate" in
-# Documentation/interop.rst.
-skip_rest "expectations against siw not validated yet (Documentation/interop.rst)"
-exit 0
 dp_interop_start
 kmsg "test_50_interop_term start"
 dp_mpa_defaults || bail "cannot set siw_lite's MPA parameters"
@@ -48,20 +50,39 @@ expect_klog() {
 	fi
 }
 
+# The receiver of the bad Sends (ns A, the server) sent Terminates: DDP
+# untagged buffer errors, in siw's swapped layout when siw sent them.
+server_terminated() {
+	local dir=peer
+
+	[ "$role" = server ] && dir=ours
+	dp_wire_has "$dir" "Terminate sent: layer (1 etype 2|2 etype 1)"
+}
+
 for role in client server; do
 	dp_orient "$role" 2>"$SIWL_TMP/orient.err" ||
 		bail "devices: $(cat "$SIWL_TMP/orient.err")"
 	label="siw_lite $role vs siw"
+	if [ "$role" = client ]; then
+		siw=server
+	else
+		siw=client
+	fi
+	DP_VT_KNOWN="(too_small|no_recv): $siw: (the QP is in the error state \\(107\\)|a Send posted now is flushed or refused \\(no completion within [0-9]+s\\))"
+	DP_VT_KNOWN_WHY="siw: ibv_query_qp fails with ENOTCONN after the connection ends, and a WR posted then never completes"
+	DP_VT_EVIDENCE=server_terminated
 	dp_vt_cell "term-siwl-$role" "($label)" too_small,no_recv
-	# the server (ns A) receives the bad Sends and sends the Terminates
+	DP_VT_KNOWN= DP_VT_EVIDENCE=
 	if [ "$role" = client ]; then
 		expect_klog "siw sent Terminates that siw_lite reported ($label)" \
 			"interop cell term-siwl-$role start" \
 			'siw_lite: qp [0-9]+: (malformed )?Terminate received' 2
 	else
+		# DDP (1), untagged buffer error (2), codes 5 (too long) and 2
+		# (no buffer), printed by siw as layer 2, type 1
 		expect_klog "siw_lite sent Terminates that siw reported ($label)" \
 			"interop cell term-siwl-$role start" \
-			'siw: got TERMINATE\. layer 1, type 2' 2
+			'siw: got TERMINATE\. layer 2, type 1, code [25]$' 2
 	fi
 	dp_wirecheck "Terminates ($label)" "$DP_PEER_DIR"
 done
@@ -81,13 +102,15 @@ DP_VT_KNOWN='send_inv: '
 DP_VT_KNOWN_WHY="libsiw sends Send with Invalidate with the wrong STag"
 dp_vt_cell "sendinv-siwl-server" "($label)" send_inv
 DP_VT_KNOWN=""
+# (tshark's -c counts packets read, not matched: take the first line)
 stag=$(tshark -r "$DP_CAP_FILE" -Y 'iwarp_rdma.opcode == 4' -T fields \
-	-e iwarp_rdma.inval_stag -c 1 2>/dev/null)
+	-e iwarp_rdma.inval_stag 2>/dev/null | head -n 1)
 diag "Send with Invalidate from siw carries STag '$stag'; verbs_test asked for the rkey in its log"
 expect_klog "siw_lite answers the bad Send with Invalidate with a Terminate ($label)" \
 	"interop cell sendinv-siwl-server start" \
 	'siw_lite: qp [0-9]+: sending Terminate: layer 0 etype 2 ecode 9' 1
+# RDMAP (0), remote operation error (2), printed by siw as layer 2, type 0
 expect_klog "siw reports siw_lite's Terminate ($label)" \
 	"interop cell sendinv-siwl-server start" \
-	'siw: got TERMINATE\. layer 0, type 2, code 9' 1
+	'siw: got TERMINATE\. layer 2, type 0, code 9' 1
 dp_wirecheck "Send with Invalidate ($label)" "$DP_PEER_DIR"

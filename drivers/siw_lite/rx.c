@@ -410,10 +410,18 @@ static int siwl_rx_send(struct siwl_qp *qp)
 						 DDP_UECODE_INVALID_MO,
 						 HDRCT_MD);
 	}
-	/* A message longer than the posted buffer is "too long" (7.2). */
+	/*
+	 * A message longer than the posted buffer is "too long" (7.2); the
+	 * receive it was placed into ends with a length error, not flushed,
+	 * so that the consumer learns why.
+	 */
 	if (ddp_untagged_check(h->mo, h->payload_len, qp->rx_rqe.total_len,
-			       &term))
+			       &term)) {
+		cqe.opcode = IB_WC_RECV;
+		cqe.status = IB_WC_LOC_LEN_ERR;
+		siwl_rx_complete_rqe(qp, &cqe, false);
 		return siwl_rx_fail(qp, &term);
+	}
 	rx->kind = SIWL_RX_SEND;
 	return 0;
 }

@@ -343,9 +343,9 @@ dp_vt_cell() {
 
 # dp_wire_has DIR ERE: does wirecheck's text report on the last capture
 # have a line matching ERE for direction DIR ("I->R", "R->I", or "peer"
-# and "ours" relative to dp_orient)?  Violation lines read
-# "VIOLATION DIR @OFFSET [RFC]: TEXT"; per-direction totals
-# "  DIR: N FPDUs, N payload bytes [op count, ...]".
+# and "ours" relative to dp_orient)?  Violation and note lines read
+# "VIOLATION DIR @OFFSET [RFC]: TEXT" and "note DIR @OFFSET: TEXT";
+# per-direction totals "  DIR: N FPDUs, N payload bytes [op count, ...]".
 dp_wire_has() {
 	local dir=$1 re=$2
 
@@ -356,7 +356,7 @@ dp_wire_has() {
 	[ -f "$DP_WIRECHECK" ] && [ -s "$DP_CAP_FILE" ] || return 1
 	# whole report first: grep -q stopping early must not fail a pipe
 	python3 "$DP_WIRECHECK" "$DP_CAP_FILE" >"$SIWL_TMP/wire_has.txt" 2>&1
-	grep -Eq -- "^ *(VIOLATION )?$dir:? .*$re" "$SIWL_TMP/wire_has.txt"
+	grep -Eq -- "^ *(VIOLATION |note )?$dir:? .*$re" "$SIWL_TMP/wire_has.txt"
 }
 
 # dp_cap_run NAME TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...: dp_run
