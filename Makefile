@@ -5,7 +5,8 @@
 #   make                 module, provider and the verbs and ring test programs
 #   make KDIR=<dir>      build against another kernel build directory
 #   make W=1 C=1         extra warnings and sparse on the module
-#   make check           host-side checks (unit tests, provider ABI)
+#   make check           host-side checks (unit tests, provider ABI, a
+#                        short fuzz run of the wire parsers)
 #   make checkpatch      checkpatch --strict on every source file (the
 #                        kernel part is also run by make check)
 #   make install         module into /lib/modules/<ver>/updates, provider
@@ -15,6 +16,9 @@
 # installed Debian headers unless told otherwise.
 KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
 KVER ?= $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
+# Seconds per libFuzzer target in make check (a short smoke run; the long
+# run is documented in tools/fuzz/Makefile).
+FUZZ_SECONDS ?= 10
 CHECKPATCH ?= /var/cache/siw_lite/linux-source-6.1/scripts/checkpatch.pl
 
 PWD := $(shell pwd)
@@ -41,6 +45,7 @@ check: provider checkpatch-kernel
 	$(MAKE) -C tools/provider check
 	@if [ -f selftests/unit/Makefile ]; then $(MAKE) -C selftests/unit run; fi
 	/usr/bin/python3 -B tools/wirecheck/test_wirecheck.py
+	$(MAKE) -C tools/fuzz smoke SMOKE_SECONDS=$(FUZZ_SECONDS)
 
 # Kernel code must be checkpatch --strict clean. Userspace code is checked
 # without the rules that only make sense in the kernel (negative errno
