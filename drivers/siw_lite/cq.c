@@ -222,7 +222,7 @@ int siwl_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 		cq->num_cqe = cq->ring.num;
 		resp.mmap_size = cq->ring.size;
 		resp.num_entries = cq->ring.num;
-		rv = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		rv = siwl_respond(udata, &resp, sizeof(resp));
 		if (rv)
 			goto err_ring;
 	} else {

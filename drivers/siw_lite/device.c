@@ -259,7 +259,7 @@ static int siwl_alloc_ucontext(struct ib_ucontext *base,
 	resp.abi_version = SIW_LITE_ABI_VERSION;
 	resp.max_inline = SIWL_MAX_INLINE;
 	resp.caps = SIW_LITE_CAP_RINGS;
-	rv = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	rv = siwl_respond(udata, &resp, sizeof(resp));
 	if (rv)
 		return rv;
 
@@ -275,7 +275,15 @@ static void siwl_dealloc_ucontext(struct ib_ucontext *base)
 static int siwl_alloc_pd(struct ib_pd *base, struct ib_udata *udata)
 {
 	struct siwl_device *sdev = to_siwl_dev(base->device);
+	int rv;
 
+	/* Nothing is defined either way: zero in, zero out. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	rv = siwl_respond(udata, NULL, 0);
+	if (rv)
+		return rv;
 	if (atomic_inc_return(&sdev->num_pd) > SIWL_MAX_PD) {
 		atomic_dec(&sdev->num_pd);
 		return -ENOMEM;
@@ -324,6 +332,7 @@ const struct ib_device_ops siwl_device_ops = {
 	.destroy_cq = siwl_destroy_cq,
 	.destroy_qp = siwl_destroy_qp,
 	.destroy_srq = siwl_destroy_srq,
+	.disassociate_ucontext = siwl_disassociate_ucontext,
 	.get_dev_fw_str = siwl_get_dev_fw_str,
 	.get_dma_mr = siwl_get_dma_mr,
 	.get_port_immutable = siwl_get_port_immutable,

@@ -52,7 +52,7 @@ int siwl_qp_uring_create(struct siwl_qp *qp, struct ib_udata *udata)
 		resp.num_rqe = qp->urq.num;
 	}
 	resp.qp_id = qp->base.qp_num;
-	rv = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	rv = siwl_respond(udata, &resp, sizeof(resp));
 	if (rv)
 		goto err;
 	return 0;

@@ -200,7 +200,7 @@ int siwl_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 		srq->max_wr = srq->ring.num;
 		resp.mmap_size = srq->ring.size;
 		resp.num_entries = srq->ring.num;
-		rv = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		rv = siwl_respond(udata, &resp, sizeof(resp));
 		if (rv) {
 			siwl_uring_free(&srq->ring);
 			goto err;

@@ -73,16 +73,39 @@ int siwl_uring_wanted(struct ib_udata *udata, bool *want)
 	*want = false;
 	if (!udata || !udata->inlen)
 		return 0;
+	/* Every field of ABI version 1, or nothing (siw_lite-abi.h). */
+	if (udata->inlen < sizeof(req))
+		return -EINVAL;
 	if (udata->inlen > sizeof(req) &&
 	    !ib_is_udata_cleared(udata, sizeof(req),
 				 udata->inlen - sizeof(req)))
 		return -EINVAL;
-	rv = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	rv = ib_copy_from_udata(&req, udata, sizeof(req));
 	if (rv)
 		return rv;
 	if (req.flags & ~SIW_LITE_USE_RING || req.rsvd)
 		return -EINVAL;
 	*want = req.flags & SIW_LITE_USE_RING;
+	return 0;
+}
+
+/*
+ * Copies @len bytes of response, or as much as the provider has room for,
+ * and zero-fills the room beyond @len: a newer provider may expect fields
+ * this kernel does not know of (siw_lite-abi.h), and must read them as 0.
+ */
+int siwl_respond(struct ib_udata *udata, void *resp, size_t len)
+{
+	int rv;
+
+	if (!udata)
+		return 0;
+	rv = ib_copy_to_udata(udata, resp, min(udata->outlen, len));
+	if (rv)
+		return rv;
+	if (udata->outlen > len &&
+	    clear_user(udata->outbuf + len, udata->outlen - len))
+		return -EFAULT;
 	return 0;
 }
 
@@ -114,4 +137,17 @@ void siwl_mmap_free(struct rdma_user_mmap_entry *entry)
 
 	vfree(me->addr);
 	kfree(me);
+}
+
+/*
+ * Device removal (rdma link delete, netdev removal, rmmod) with processes
+ * still holding contexts: with this op the core destroys their objects
+ * through the usual destroy verbs and lets them see EIO from then on,
+ * instead of waiting for them to exit. Nothing of ours outlives that:
+ * ring pages stay mapped only through the page references the mapping
+ * took (remap_vmalloc_range()), never through a pointer into the kernel,
+ * and no hardware needs quiescing.
+ */
+void siwl_disassociate_ucontext(struct ib_ucontext *uctx)
+{
 }

@@ -60,7 +60,9 @@ static inline struct ib_ucontext *siwl_uctx(struct ib_udata *udata)
 }
 
 /* ib_device_ops.mmap / .mmap_free */
+int siwl_respond(struct ib_udata *udata, void *resp, size_t len);
 int siwl_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void siwl_mmap_free(struct rdma_user_mmap_entry *entry);
+void siwl_disassociate_ucontext(struct ib_ucontext *uctx);
 
 #endif /* SIWL_URING_H */
