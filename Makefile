@@ -23,10 +23,10 @@ CHECKPATCH ?= /var/cache/siw_lite/linux-source-6.1/scripts/checkpatch.pl
 
 PWD := $(shell pwd)
 
-.PHONY: all module provider verbs_test ringtest check checkpatch \
-	checkpatch-kernel install clean
+.PHONY: all module provider verbs_test ringtest hostile hostile_user check \
+	checkpatch checkpatch-kernel install clean
 
-all: module provider verbs_test ringtest
+all: module provider verbs_test ringtest hostile hostile_user
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 or set KDIR" >&2; exit 1; }
@@ -40,6 +40,12 @@ verbs_test:
 
 ringtest:
 	$(MAKE) -C tools/ringtest
+
+hostile_user:
+	$(MAKE) -C tools/hostile_user
+
+hostile:
+	$(MAKE) -C tools/hostile
 
 check: provider checkpatch-kernel
 	$(MAKE) -C tools/provider check
@@ -73,3 +79,5 @@ clean:
 	$(MAKE) -C tools/provider clean
 	$(MAKE) -C tools/verbs_test clean
 	$(MAKE) -C tools/ringtest clean
+	$(MAKE) -C tools/hostile_user clean
+	$(MAKE) -C tools/hostile clean

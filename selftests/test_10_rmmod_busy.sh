@@ -107,9 +107,14 @@ if [ $STUCK = 0 ] && [ $RC -ne 0 ]; then
 	else
 		fail "refused rmmod says 'in use' and keeps siwl0"
 	fi
-else
-	skip "refused rmmod says 'in use' and keeps siwl0" \
-		"rmmod did not refuse (disassociate support?)"
+elif [ $STUCK = 0 ]; then
+	# siw_lite disassociates: the module went, and the device with it.
+	if ! mod_loaded && ! ibdev_exists siwl0; then
+		pass "rmmod disassociated the live context: siw_lite and siwl0 are gone"
+	else
+		fail "rmmod disassociated the live context: siw_lite and siwl0 are gone" \
+			"$(lsmod | grep siw_lite; rdma link show 2>&1)"
+	fi
 fi
 stop_holder
 

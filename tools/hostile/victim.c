@@ -11,11 +11,18 @@
  * the final QP state and whether each buffer still holds its pattern
  * outside the ranges the caller allowed to change (--allow).
  *
- *   victim --bind ADDR --port PORT [--count N] [--recv N] [--recv-first N]
- *          [--recv-len L] [--ird N] [--timeout SECS] [--allow NAME:OFF:LEN]
+ *   victim --bind ADDR --port PORT [--count N] [--recv N] [--recv-len L]
+ *          [--ird N] [--timeout SECS] [--idle SECS] [--allow NAME:OFF:LEN]
+ *
+ * --count 0 serves connections one after the other until none has come
+ * for --idle seconds. A peer can adjust one connection with a directive
+ * in its connect private data (struct hv_directive): a tag naming it in
+ * the report, the number of receives to post, and ranges it may change;
+ * the tag "quit" ends the victim.
  *
  * Output lines (stdout):
  *   listening addr=A port=P
+ *   conn=N tag=TAG
  *   conn=N established
  *   conn=N wc status=S opcode=O wr_id=W byte_len=B
  *   conn=N async event=E
@@ -50,6 +57,7 @@
 #define HV_MR_SIZE	4096
 #define HV_MAX_RECV	64
 #define HV_MAX_ALLOW	8
+#define HV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* The buffers, in the order of the private data table and the report. */
 enum hv_buf { HV_RW, HV_LW, HV_RO, HV_PD2, HV_RECV, HV_NBUF };
@@ -82,24 +90,42 @@ struct hv_allow {
 	uint32_t len;
 };
 
+/* Connect private data from the peer, big-endian; all optional. */
+#define HV_DIR_MAGIC	0x48564452U	/* "HVDR" */
+#define HV_DIR_ALLOW	4
+#define HV_TAG_LEN	40
+
+struct hv_directive {
+	uint32_t magic;
+	uint16_t nrecv;		/* 0xffff: --recv */
+	uint16_t nallow;
+	char tag[HV_TAG_LEN];	/* NUL-padded */
+	struct {
+		uint8_t buf;	/* enum hv_buf */
+		uint8_t pad[3];
+		uint32_t off;
+		uint32_t len;
+	} allow[HV_DIR_ALLOW];
+} __attribute__((packed));
+
 static struct {
 	const char *bind;
 	const char *port;
 	int count;
 	int nrecv;
-	int nrecv_first;
 	uint32_t recv_len;
 	int ird;
 	int timeout;
+	int idle;
 	struct hv_allow allow[HV_MAX_ALLOW];
 	int nallow;
 } cfg = {
 	.count = 1,
 	.nrecv = 4,
-	.nrecv_first = -1,
 	.recv_len = 64,
 	.ird = 4,
 	.timeout = 20,
+	.idle = 20,
 };
 
 static struct rdma_event_channel *ech;
@@ -124,6 +150,9 @@ static struct {
 	int success;
 	int flushed;
 	int error;
+	int nrecv;
+	struct hv_allow allow[HV_DIR_ALLOW];
+	int nallow;
 } conn;
 
 /* Shared with hostile.py: byte @off of buffer @b before anyone writes. */
@@ -158,6 +187,11 @@ static bool allowed(int b, uint32_t first, uint32_t last)
 	for (i = 0; i < cfg.nallow; i++)
 		if (cfg.allow[i].buf == b && first >= cfg.allow[i].off &&
 		    last < cfg.allow[i].off + cfg.allow[i].len)
+			return true;
+	for (i = 0; i < conn.nallow; i++)
+		if (conn.allow[i].buf == b && first >= conn.allow[i].off &&
+		    (uint64_t)last < (uint64_t)conn.allow[i].off +
+				     conn.allow[i].len)
 			return true;
 	return false;
 }
@@ -209,8 +243,7 @@ static const char *qp_state_str(enum ibv_qp_state s)
 		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"
 	};
 
-	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ?
-	       names[s] : "UNKNOWN";
+	return (unsigned int)s < HV_ARRAY_SIZE(names) ? names[s] : "UNKNOWN";
 }
 
 static void poll_cq(void)
@@ -244,7 +277,7 @@ static void poll_cq(void)
 		}
 	}
 	if (n < 0)
-		printf("conn=%d poll_cq failed\n", conn.n);
+		printf("conn=%d polling the CQ failed\n", conn.n);
 }
 
 static void poll_async(void)
@@ -266,6 +299,7 @@ static void poll_async(void)
 static int handle_cm(struct rdma_cm_event **req)
 {
 	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
 
 	if (rdma_get_cm_event(ech, &ev))
 		return errno == EAGAIN ? 0 : -1;
@@ -281,9 +315,11 @@ static int handle_cm(struct rdma_cm_event **req)
 		}
 		printf("conn=%d cm event=CONNECT_REQUEST refused (busy)\n",
 		       conn.n);
-		rdma_reject(ev->id, NULL, 0);
-		rdma_destroy_id(ev->id);
+		id = ev->id;
+		rdma_reject(id, NULL, 0);
+		/* librdmacm waits for the event's ack in rdma_destroy_id() */
 		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
 		return 1;
 	}
 	if (conn.id && ev->id == conn.id) {
@@ -363,19 +399,63 @@ static void put_mr(struct hv_mr_wire *w, int b)
 	w->len = htonl(buf_len[b]);
 }
 
+/* Takes what the peer's directive asks for this connection. */
+static void directive(const void *pdata, unsigned int len)
+{
+	struct hv_directive d;
+	unsigned int i, n;
+	char tag[HV_TAG_LEN + 1];
+
+	conn.nrecv = cfg.nrecv;
+	if (len < sizeof(d))
+		return;
+	memcpy(&d, pdata, sizeof(d));
+	if (ntohl(d.magic) != HV_DIR_MAGIC)
+		return;
+	memcpy(tag, d.tag, HV_TAG_LEN);
+	tag[HV_TAG_LEN] = 0;
+	for (i = 0; tag[i]; i++)
+		if (tag[i] <= ' ' || tag[i] > '~')
+			tag[i] = '_';
+	printf("conn=%d tag=%s\n", conn.n, tag);
+	if (ntohs(d.nrecv) != 0xffff)
+		conn.nrecv = ntohs(d.nrecv) > HV_MAX_RECV ? HV_MAX_RECV :
+							   ntohs(d.nrecv);
+	n = ntohs(d.nallow);
+	for (i = 0; i < n && i < HV_DIR_ALLOW; i++) {
+		if (d.allow[i].buf >= HV_NBUF)
+			continue;
+		conn.allow[conn.nallow].buf = d.allow[i].buf;
+		conn.allow[conn.nallow].off = ntohl(d.allow[i].off);
+		conn.allow[conn.nallow].len = ntohl(d.allow[i].len);
+		conn.nallow++;
+	}
+}
+
+/* A directive tagged "quit" ends the victim (the peer is done). */
+static bool is_quit(const struct rdma_cm_event *req)
+{
+	const struct hv_directive *d = req->param.conn.private_data;
+
+	return req->param.conn.private_data_len >= sizeof(*d) &&
+	       ntohl(d->magic) == HV_DIR_MAGIC &&
+	       !strncmp(d->tag, "quit", HV_TAG_LEN);
+}
+
 /* Accepts @req on a fresh QP; false if the connection did not start. */
 static bool accept_one(struct rdma_cm_event *req)
 {
 	struct rdma_conn_param param;
 	struct ibv_qp_init_attr qa;
 	struct hv_pdata pd_wire;
-	int nrecv = cfg.nrecv;
+	int nrecv;
 
-	if (conn.n == 1 && cfg.nrecv_first >= 0)
-		nrecv = cfg.nrecv_first;
 	conn.id = req->id;
 	printf("conn=%d cm event=CONNECT_REQUEST pdata_len=%u\n", conn.n,
 	       req->param.conn.private_data_len);
+	directive(req->param.conn.private_data,
+		  req->param.conn.private_data_len);
+	nrecv = conn.nrecv;
 
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = cq;
@@ -575,9 +655,9 @@ static int parse_allow(const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: victim --bind ADDR --port PORT [--count N] [--recv N]\n"
-		"              [--recv-first N] [--recv-len L] [--ird N]\n"
-		"              [--timeout SECS] [--allow NAME:OFF:LEN]...\n");
+		"Usage: victim --bind ADDR --port PORT [--count N] [--recv N]\n"
+		"              [--recv-len L] [--ird N] [--timeout SECS]\n"
+		"              [--idle SECS] [--allow NAME:OFF:LEN]...\n");
 	exit(2);
 }
 
@@ -588,7 +668,7 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "recv", required_argument, NULL, 'r' },
-		{ "recv-first", required_argument, NULL, 'f' },
+		{ "idle", required_argument, NULL, 'd' },
 		{ "recv-len", required_argument, NULL, 'l' },
 		{ "ird", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -601,35 +681,52 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': cfg.bind = optarg; break;
-		case 'p': cfg.port = optarg; break;
-		case 'c': cfg.count = atoi(optarg); break;
-		case 'r': cfg.nrecv = atoi(optarg); break;
-		case 'f': cfg.nrecv_first = atoi(optarg); break;
-		case 'l': cfg.recv_len = strtoul(optarg, NULL, 0); break;
-		case 'i': cfg.ird = atoi(optarg); break;
-		case 't': cfg.timeout = atoi(optarg); break;
+		case 'b':
+			cfg.bind = optarg;
+			break;
+		case 'p':
+			cfg.port = optarg;
+			break;
+		case 'c':
+			cfg.count = atoi(optarg);
+			break;
+		case 'r':
+			cfg.nrecv = atoi(optarg);
+			break;
+		case 'd':
+			cfg.idle = atoi(optarg);
+			break;
+		case 'l':
+			cfg.recv_len = strtoul(optarg, NULL, 0);
+			break;
+		case 'i':
+			cfg.ird = atoi(optarg);
+			break;
+		case 't':
+			cfg.timeout = atoi(optarg);
+			break;
 		case 'a':
 			if (parse_allow(optarg))
 				usage();
 			break;
-		default: usage();
+		default:
+			usage();
 		}
 	}
-	if (!cfg.bind || !cfg.port || cfg.count < 1 || cfg.nrecv < 0 ||
-	    cfg.nrecv > HV_MAX_RECV || cfg.nrecv_first > HV_MAX_RECV ||
-	    !cfg.recv_len || cfg.recv_len > 65536 || cfg.timeout < 1)
+	if (!cfg.bind || !cfg.port || cfg.count < 0 || cfg.nrecv < 0 ||
+	    cfg.nrecv > HV_MAX_RECV || !cfg.recv_len ||
+	    cfg.recv_len > 65536 || cfg.timeout < 1 || cfg.idle < 1)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (setup())
 		return 1;
 
-	for (n = 1; n <= cfg.count; n++) {
+	for (n = 1; !cfg.count || n <= cfg.count; n++) {
 		memset(&conn, 0, sizeof(conn));
 		conn.n = n;
 		req = stash;
 		stash = NULL;
-		end = now() + cfg.timeout;
+		end = now() + cfg.idle;
 		while (!req && now() < end)
 			if (pump(100, &req))
 				break;
@@ -638,9 +735,19 @@ int main(int argc, char **argv)
 			n--;
 			break;
 		}
+		if (is_quit(req)) {
+			struct rdma_cm_id *id = req->id;
+
+			printf("conn=%d tag=quit\n", n);
+			rdma_reject(id, NULL, 0);
+			rdma_ack_cm_event(req);
+			rdma_destroy_id(id);
+			n--;
+			break;
+		}
 		run_conn(req);
 	}
-	printf("done conns=%d\n", n > cfg.count ? cfg.count : n);
+	printf("done conns=%d\n", cfg.count && n > cfg.count ? cfg.count : n);
 	fflush(stdout);
 
 	rdma_destroy_id(lid);

@@ -1,0 +1,1072 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# hostile.py: a remote iWARP peer that breaks the rules on purpose.
+#
+# Connects to tools/hostile/victim (an rdma_cm server on siw_lite) with a
+# plain TCP socket, runs the MPA exchange itself (RFC 5044 section 7.1,
+# RFC 6581 for revision 2) and sends hand-made FPDUs (RFC 5044 section 4,
+# DDP RFC 5041, RDMAP RFC 5040). Then it reads what comes back until the
+# connection ends and reports one result line:
+#
+#   result terminate layer=L etype=E ecode=0xCC hdrct=H echo=match|...
+#   result mpa-reject
+#   result closed-without-reply how=fin|reset after=SECS
+#   result closed-without-terminate how=fin|reset after=SECS
+#   result no-close after=SECS          (the victim never ended it)
+#   result reset-sent                   (we reset the connection ourselves)
+#
+#   hostile.py --list                   NAME<TAB>EXPECTED<TAB>KIND
+#   hostile.py --addr A --port P --case NAME
+#   hostile.py --addr A --port P --all [--only "NAME..."]
+#
+# --all runs every case (but "good") in turn, each in its own connection
+# and each followed by a "good" one, with "=== case NAME" and "=== good
+# NAME" lines before their outputs. The connect private data carries a
+# directive for the victim (victim.c, struct hv_directive): a tag that
+# names the connection in the victim's report ("NAME", "good:NAME"), how
+# many receives to post, and which buffer ranges the case may change.
+#
+# EXPECTED is what an RFC-conforming peer has to answer (the comment at
+# each case says why); KIND says what the victim must see: "mpa" (no
+# connection reaches the ULP), "attack" (QP in error, receives flushed,
+# memory unchanged outside the allowed ranges), "good" (data placed).
+# The victim's private data describes its buffers (victim.c, hv_pdata).
+
+import argparse
+import errno
+import select
+import socket
+import struct
+import sys
+import time
+
+KEY_REQ = b"MPA ID Req Frame"
+KEY_REP = b"MPA ID Rep Frame"
+FLAG_M = 0x80
+FLAG_C = 0x40
+FLAG_R = 0x20
+FLAG_ENH = 0x10		# RFC 6581: IRD/ORD block in the private data
+
+# RFC 6581 section 5 control bits
+IRD_P2P = 0x8000
+IRD_RTR_SEND = 0x4000
+ORD_RTR_WRITE = 0x8000
+ORD_RTR_READ = 0x4000
+
+# RFC 5040 section 4.2 opcodes
+OP_WRITE = 0
+OP_READ_REQ = 1
+OP_READ_RESP = 2
+OP_SEND = 3
+OP_SEND_INV = 4
+OP_SEND_SE = 5
+OP_TERMINATE = 7
+
+# untagged queues
+QN_SEND = 0
+QN_RREQ = 1
+QN_TERM = 2
+
+HDRCT_M = 4
+HDRCT_D = 2
+HDRCT_R = 1
+
+# victim.c's buffer numbers (hv_pattern's second argument)
+BUF_RW, BUF_LW, BUF_RO, BUF_PD2, BUF_RECV = range(5)
+BUF_NUM = {"rw": BUF_RW, "lw": BUF_LW, "ro": BUF_RO, "pd2": BUF_PD2,
+           "recv": BUF_RECV}
+HV_MAGIC = 0x4853544c
+HV_DIR_MAGIC = 0x48564452
+
+
+def directive(tag, nrecv=None, allow=()):
+    """victim.c struct hv_directive."""
+    d = struct.pack(">IHH40s", HV_DIR_MAGIC,
+                    0xffff if nrecv is None else nrecv, len(allow),
+                    tag.encode()[:40])
+    for i in range(4):
+        if i < len(allow):
+            name, off, length = allow[i]
+            d += struct.pack(">B3xII", BUF_NUM[name], off, length)
+        else:
+            d += bytes(12)
+    return d
+
+
+def pattern(b, off):
+    """victim.c hv_pattern(): byte @off of buffer @b before any write."""
+    return (off * 7 + (off >> 8) * 3 + b * 0x35 + 0x11) & 0xff
+
+
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data):
+    """CRC32c (Castagnoli) as MPA uses it, RFC 5044 section 4.4."""
+    c = 0xffffffff
+    for b in data:
+        c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >> 8)
+    return c ^ 0xffffffff
+
+
+def ddp_ctrl(op, tagged, last=True, dv=1, rv=1):
+    return ((0x8000 if tagged else 0) | (0x4000 if last else 0) |
+            (dv & 3) << 8 | (rv & 3) << 6 | (op & 0xf))
+
+
+def tagged(op, stag, to, payload=b"", last=True, dv=1, rv=1):
+    return struct.pack(">HIQ", ddp_ctrl(op, True, last, dv, rv),
+                       stag & 0xffffffff, to & 0xffffffffffffffff) + payload
+
+
+def untagged(op, qn, msn, mo=0, payload=b"", last=True, dv=1, rv=1,
+             inv=0):
+    return struct.pack(">HIIII", ddp_ctrl(op, False, last, dv, rv), inv,
+                       qn, msn, mo) + payload
+
+
+def read_req(msn, sink_stag, sink_to, size, src_stag, src_to):
+    return untagged(OP_READ_REQ, QN_RREQ, msn, 0,
+                    struct.pack(">IQIIQ", sink_stag, sink_to, size,
+                                src_stag & 0xffffffff,
+                                src_to & 0xffffffffffffffff))
+
+
+def term_ctrl(layer, etype, ecode, hdrct):
+    return struct.pack(">I", (layer & 0xf) << 28 | (etype & 0xf) << 24 |
+                       (ecode & 0xff) << 16 | (hdrct & 7) << 13)
+
+
+class SetupFailed(Exception):
+    pass
+
+
+class Peer:
+    def __init__(self, args, directive=b""):
+        self.args = args
+        self.directive = directive
+        self.t0 = time.monotonic()
+        self.sock = socket.create_connection((args.addr, args.port),
+                                             timeout=10)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.crc = False
+        self.rx = bytearray()
+        self.closed = None	# "fin" or "reset" once the victim ended it
+        self.info = None
+        self.bad = None		# the offending ULPDU, for the echo check
+        self.bad_len = None	# its MPA ULPDU_Length
+        self.fpdus = []		# (opcode, ulpdu) received
+        self.sent_rst = False
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    # ---- MPA connection setup --------------------------------------
+
+    def request(self, rev=1, flags=0, pd=None, key=KEY_REQ, pd_len=None,
+                v2=None, send=True):
+        """
+        Builds (and sends) an MPA Request; v2 = (ird, ord) words. The
+        private data is the victim directive unless @pd says otherwise.
+        """
+        if pd is None:
+            pd = self.directive
+        if v2 is not None:
+            pd = struct.pack(">HH", v2[0], v2[1]) + pd
+            flags |= FLAG_ENH
+        if pd_len is None:
+            pd_len = len(pd)
+        self.crc = bool(flags & FLAG_C)
+        frame = key + struct.pack(">BBH", flags, rev, pd_len) + pd
+        if send:
+            self.sock.sendall(frame)
+        return frame
+
+    def _recv_some(self, timeout):
+        """One read; False once the victim closed (self.closed says how)."""
+        r, _, _ = select.select([self.sock], [], [], max(0, timeout))
+        if not r:
+            return True
+        try:
+            data = self.sock.recv(65536)
+        except ConnectionResetError:
+            self.closed = "reset"
+            return False
+        except OSError as e:
+            self.closed = "error-%s" % errno.errorcode.get(e.errno, e.errno)
+            return False
+        if not data:
+            self.closed = "fin"
+            return False
+        self.rx += data
+        return True
+
+    def reply(self, timeout=10.0):
+        """Reads the MPA Reply. Returns a dict, or None if closed first."""
+        end = time.monotonic() + timeout
+        while len(self.rx) < 20:
+            if not self._recv_some(end - time.monotonic()):
+                return None
+            if time.monotonic() >= end:
+                return None
+        pd_len = struct.unpack(">H", self.rx[18:20])[0]
+        while len(self.rx) < 20 + pd_len:
+            if not self._recv_some(end - time.monotonic()):
+                return None
+            if time.monotonic() >= end:
+                return None
+        hdr = bytes(self.rx[:20 + pd_len])
+        del self.rx[:20 + pd_len]
+        rep = {
+            "key": hdr[:16],
+            "flags": hdr[16],
+            "rev": hdr[17],
+            "pd": hdr[20:],
+        }
+        print("mpa reply key_ok=%d flags=%#04x rev=%d pd_len=%d" %
+              (rep["key"] == KEY_REP, rep["flags"], rep["rev"], pd_len))
+        pd = rep["pd"]
+        if rep["rev"] >= 2 and rep["flags"] & FLAG_ENH and len(pd) >= 4:
+            ird, ord_ = struct.unpack(">HH", pd[:4])
+            print("mpa reply ird=%#06x ord=%#06x" % (ird, ord_))
+            rep["v2"] = (ird, ord_)
+            pd = pd[4:]
+        if rep["flags"] & FLAG_C:
+            self.crc = True
+        rep["ulp_pd"] = pd
+        if len(pd) >= 12 + 4 * 16:
+            magic, ver, nrecv, rlen = struct.unpack(">IHHI", pd[:12])
+            if magic == HV_MAGIC:
+                mrs = {}
+                for i, name in enumerate(("rw", "lw", "ro", "pd2")):
+                    a, k, n = struct.unpack(">QII", pd[12 + 16 * i:
+                                                      28 + 16 * i])
+                    mrs[name] = (a, k, n)
+                    print("victim mr %s addr=%#x rkey=%#x len=%d" %
+                          (name, a, k, n))
+                self.info = {"nrecv": nrecv, "recv_len": rlen, "mr": mrs}
+                print("victim nrecv=%d recv_len=%d" % (nrecv, rlen))
+        return rep
+
+    def connect(self, timeout=10.0, **kw):
+        """A full, well-formed MPA exchange; raises SetupFailed if not."""
+        self.request(**kw)
+        rep = self.reply(timeout)
+        if rep is None or rep["flags"] & FLAG_R or self.info is None:
+            raise SetupFailed("no usable MPA Reply (%s)" %
+                              ("closed: %s" % self.closed if rep is None
+                               else "flags %#x" % rep["flags"]))
+        return rep
+
+    # ---- FPDUs -----------------------------------------------------
+
+    def fpdu(self, ulpdu, bad_crc=False, mpa_len=None):
+        """Frames @ulpdu: ULPDU_Length, ULPDU, PAD, CRC (RFC 5044 4.1)."""
+        n = len(ulpdu) if mpa_len is None else mpa_len
+        body = struct.pack(">H", n) + ulpdu
+        body += b"\0" * (-len(body) % 4)
+        c = crc32c(body) if self.crc else 0
+        if bad_crc:
+            c ^= 0x5a5aa5a5
+        return body + struct.pack("<I", c)
+
+    def offending(self, ulpdu, mpa_len=None):
+        self.bad = ulpdu
+        self.bad_len = len(ulpdu) if mpa_len is None else mpa_len
+        return ulpdu
+
+    def _parse_rx(self):
+        while len(self.rx) >= 2:
+            n = struct.unpack(">H", self.rx[:2])[0]
+            total = 2 + n + (-(2 + n) % 4) + 4
+            if len(self.rx) < total:
+                return
+            fp = bytes(self.rx[:total])
+            del self.rx[:total]
+            ulpdu = fp[2:2 + n]
+            if self.crc:
+                want = struct.unpack("<I", fp[-4:])[0]
+                if crc32c(fp[:-4]) != want:
+                    print("rx fpdu with a bad CRC (len %d)" % n)
+            op = ulpdu[1] & 0xf if len(ulpdu) >= 2 else -1
+            self.fpdus.append((op, ulpdu))
+
+    def exchange(self, data=b"", timeout=8.0, until=None, shut=False):
+        """
+        Sends @data while reading whatever comes back, until the victim
+        closes, @until() holds, or @timeout passes. With @shut our side
+        is closed (FIN) once everything is sent.
+        """
+        s = self.sock
+        s.setblocking(False)
+        view = memoryview(data)
+        end = time.monotonic() + timeout
+        while True:
+            if shut and not len(view):
+                s.shutdown(socket.SHUT_WR)
+                shut = False
+            self._parse_rx()
+            if until is not None and until():
+                break
+            left = end - time.monotonic()
+            if left <= 0 or self.closed:
+                break
+            w = [s] if len(view) else []
+            r, wr, _ = select.select([s], w, [], left)
+            if wr:
+                try:
+                    n = s.send(view[:262144])
+                    view = view[n:]
+                except BlockingIOError:
+                    pass
+                except OSError as e:
+                    print("send stopped: %s (%d bytes unsent)" %
+                          (errno.errorcode.get(e.errno, e.errno),
+                           len(view)))
+                    view = view[len(view):]
+            if r:
+                try:
+                    d = s.recv(262144)
+                except ConnectionResetError:
+                    self.closed = "reset"
+                    continue
+                except BlockingIOError:
+                    continue
+                if not d:
+                    self.closed = "fin"
+                    continue
+                self.rx += d
+        if len(view):
+            print("send incomplete: %d bytes unsent" % len(view))
+        self._parse_rx()
+        s.setblocking(True)
+
+    def rst(self):
+        """Ends the connection with a reset (SO_LINGER 0)."""
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                             struct.pack("ii", 1, 0))
+        self.sock.close()
+        self.sent_rst = True
+
+    # ---- verdict ---------------------------------------------------
+
+    def terminate_line(self, ulpdu):
+        if len(ulpdu) < 22:
+            return "terminate short len=%d" % len(ulpdu)
+        ctrl = struct.unpack(">I", ulpdu[18:22])[0]
+        layer = ctrl >> 28
+        etype = ctrl >> 24 & 0xf
+        ecode = ctrl >> 16 & 0xff
+        hdrct = ctrl >> 13 & 7
+        qn, msn, mo = struct.unpack(">III", ulpdu[6:18])
+        body = ulpdu[22:]
+        echo = "none"
+        if hdrct & HDRCT_M:
+            seg = struct.unpack(">H", body[:2])[0] if len(body) >= 2 else -1
+            body = body[2:]
+            echo = "seglen-ok" if seg == self.bad_len else \
+                "seglen-mismatch(%s)" % seg
+        if hdrct & HDRCT_D and self.bad is not None:
+            dlen = 14 if body[:1] and body[0] & 0x80 else 18
+            if hdrct & HDRCT_R:
+                dlen += 28
+            echo = "match" if body[:dlen] == self.bad[:dlen] and \
+                echo == "seglen-ok" else "mismatch"
+        print("terminate qn=%d msn=%d mo=%d body=%s" %
+              (qn, msn, mo, ulpdu[18:].hex()))
+        return ("terminate layer=%d etype=%d ecode=%#04x hdrct=%d echo=%s" %
+                (layer, etype, ecode, hdrct, echo))
+
+    def result(self, replied=True):
+        """Prints the one result line."""
+        if self.sent_rst:
+            print("result reset-sent")
+            return
+        ops = {}
+        for op, _ in self.fpdus:
+            ops[op] = ops.get(op, 0) + 1
+        if ops:
+            print("rx fpdus %s" % " ".join("op%d=%d" % kv
+                                           for kv in sorted(ops.items())))
+        if len(self.rx):
+            print("rx %d trailing bytes" % len(self.rx))
+        terms = [u for op, u in self.fpdus if op == OP_TERMINATE]
+        if len(terms) > 1:
+            print("more than one Terminate: %d" % len(terms))
+        if terms:
+            line = self.terminate_line(terms[0])
+            print("closed %s after=%.1f" % (self.closed, self.elapsed()))
+            print("result " + line)
+        elif not self.closed:
+            print("result no-close after=%.1f" % self.elapsed())
+        elif replied:
+            print("result closed-without-terminate how=%s after=%.1f" %
+                  (self.closed, self.elapsed()))
+        else:
+            print("result closed-without-reply how=%s after=%.1f" %
+                  (self.closed, self.elapsed()))
+
+    def mr(self, name):
+        return self.info["mr"][name]
+
+
+# ---- cases -------------------------------------------------------------
+#
+# Each takes a connected Peer. @attack cases end with p.exchange() and
+# p.result(); the result line is compared with EXPECTED by the selftest.
+
+CASES = {}
+
+
+def case(name, expect, kind="attack", nrecv=None, allow=()):
+    def reg(fn):
+        CASES[name] = (fn, expect, kind, nrecv, allow)
+        return fn
+    return reg
+
+
+def mpa_only(p, frame_kw, wait=10.0):
+    p.request(**frame_kw)
+    rep = p.reply(wait)
+    if rep is None:
+        p.result(replied=False)
+    elif rep["flags"] & FLAG_R:
+        print("result mpa-reject")
+    else:
+        print("result mpa-accepted")
+
+
+# RFC 5044 7.1: a Responder that finds no valid key is not talking to MPA
+# and closes the connection; no Reply.
+@case("mpa-bad-key", "closed-without-reply", "mpa")
+def c_mpa_bad_key(p):
+    mpa_only(p, {"key": b"MPA ID Req Fram3"})
+
+
+# RFC 5044 7.1: a Rev the Responder does not support is refused with the
+# Reject bit (and the Responder's own Rev).
+@case("mpa-bad-rev", "mpa-reject", "mpa")
+def c_mpa_bad_rev(p):
+    mpa_only(p, {"rev": 3})
+
+
+# RFC 5044 7.1: PD_Length MUST NOT exceed 512; such a frame is invalid,
+# so the Responder closes (a Reject would also be acceptable).
+@case("mpa-pd-too-long", "closed-without-reply|mpa-reject", "mpa")
+def c_mpa_pd_long(p):
+    mpa_only(p, {"pd": b"\0" * 513})
+
+
+# siw_lite cannot send Markers (RFC 5044 7.1, M bit): it must refuse.
+@case("mpa-markers", "mpa-reject", "mpa")
+def c_mpa_markers(p):
+    mpa_only(p, {"flags": FLAG_M})
+
+
+# A Request from a Responder (R bit set) is invalid.
+@case("mpa-reject-bit", "closed-without-reply|mpa-reject", "mpa")
+def c_mpa_rbit(p):
+    mpa_only(p, {"flags": FLAG_R})
+
+
+# Half a Request, then nothing: the Responder must give up on its own.
+@case("mpa-stall", "closed-without-reply", "mpa")
+def c_mpa_stall(p):
+    frame = p.request(send=False)
+    p.sock.sendall(frame[:10])
+    rep = p.reply(25.0)
+    if rep is None:
+        p.result(replied=False)
+    else:
+        print("result mpa-accepted")
+
+
+# RFC 6581 7: an enhanced Request announcing more than 14 bits' worth is
+# still well-formed; here the RTR types are inconsistent (p2p without any
+# RTR type), which siw_lite's responder cannot satisfy: MPA reject.
+@case("mpa-p2p-no-rtr", "mpa-reject|closed-without-reply", "mpa")
+def c_mpa_p2p(p):
+    mpa_only(p, {"rev": 2, "v2": (IRD_P2P | 4, 4)})
+
+
+# RFC 5044 8 / 4.4: a CRC mismatch is MPA error 0x02, layer LLP. A
+# zero-length Send so that nothing is placed before the CRC is checked.
+@case("crc-bad", "terminate layer=2 etype=0 ecode=0x02")
+def c_crc(p):
+    p.connect(flags=FLAG_C)
+    p.exchange(p.fpdu(untagged(OP_SEND, QN_SEND, 1), bad_crc=True))
+    p.result()
+
+
+# RFC 5041 7.2: DDP version error, tagged buffer model: 1/1/0x04.
+@case("ddp-version-tagged", "terminate layer=1 etype=1 ecode=0x04")
+def c_ddp_ver_t(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a, b"x" * 16,
+                                         dv=2))))
+    p.result()
+
+
+# RFC 5041 7.2: DDP version error, untagged buffer model: 1/2/0x06.
+@case("ddp-version-untagged", "terminate layer=1 etype=2 ecode=0x06")
+def c_ddp_ver_u(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 1,
+                                           payload=b"y" * 8, dv=0))))
+    p.result()
+
+
+# RFC 5040 7 / 4.8: invalid RDMAP version, remote operation error 0x05.
+@case("rdmap-version", "terminate layer=0 etype=2 ecode=0x05")
+def c_rdmap_ver(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 1,
+                                           payload=b"z" * 8, rv=2))))
+    p.result()
+
+
+# RFC 5040 4.8: an undefined opcode is "unexpected OpCode", 0/2/0x06.
+@case("rdmap-opcode-undefined", "terminate layer=0 etype=2 ecode=0x06")
+def c_rdmap_op(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(0xb, QN_SEND, 1,
+                                           payload=b"o" * 8))))
+    p.result()
+
+
+# An RDMA Write sent as an untagged message: also an unexpected opcode.
+@case("rdmap-opcode-untagged-write", "terminate layer=0 etype=2 ecode=0x06")
+def c_rdmap_op_model(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_WRITE, QN_SEND, 1,
+                                           payload=b"w" * 8))))
+    p.result()
+
+
+# A Read Response nobody asked for: unexpected opcode (RFC 5040 4.8).
+@case("read-resp-unsolicited", "terminate layer=0 etype=2 ecode=0x06")
+def c_rresp(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_READ_RESP, k, a, b"r" * 16))))
+    p.result()
+
+
+# RFC 5041 7.2, tagged buffer errors (layer DDP, etype 1): Invalid STag.
+@case("write-invalid-stag", "terminate layer=1 etype=1 ecode=0x00")
+def c_w_stag(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    # same index, another key: the STag as a whole must match
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k ^ 0x5a, a,
+                                         b"s" * 16))))
+    p.result()
+
+
+@case("write-unknown-stag", "terminate layer=1 etype=1 ecode=0x00")
+def c_w_stag2(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k ^ 0x7fff0000, a,
+                                         b"s" * 16))))
+    p.result()
+
+
+# STag of another PD: "STag not associated with DDP Stream", 1/1/0x02.
+@case("write-other-pd", "terminate layer=1 etype=1 ecode=0x02")
+def c_w_pd2(p):
+    p.connect()
+    a, k, n = p.mr("pd2")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a, b"p" * 16))))
+    p.result()
+
+
+# No remote write right. RFC 5041 has no access code for tagged buffers;
+# "Invalid STag" (0x00) is the closest (siw does the same).
+@case("write-no-remote-access", "terminate layer=1 etype=1 ecode=0x00")
+def c_w_lw(p):
+    p.connect()
+    a, k, n = p.mr("lw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a, b"l" * 16))))
+    p.result()
+
+
+@case("write-read-only", "terminate layer=1 etype=1 ecode=0x00")
+def c_w_ro(p):
+    p.connect()
+    a, k, n = p.mr("ro")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a, b"l" * 16))))
+    p.result()
+
+
+# Base or bounds violation, 1/1/0x01: past the end ...
+@case("write-past-end", "terminate layer=1 etype=1 ecode=0x01")
+def c_w_end(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a + n - 16,
+                                         b"e" * 32))))
+    p.result()
+
+
+# ... and before the start.
+@case("write-before-start", "terminate layer=1 etype=1 ecode=0x01")
+def c_w_start(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a - 8, b"b" * 16))))
+    p.result()
+
+
+# TO + length wraps 2^64: "Tagged Offset wrap", 1/1/0x03.
+@case("write-to-wrap", "terminate layer=1 etype=1 ecode=0x03")
+def c_w_wrap(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, (1 << 64) - 16,
+                                         b"W" * 32))))
+    p.result()
+
+
+# Second segment of a Write goes out of bounds after a valid first one
+# was placed: the first segment's bytes may land (allowed), nothing else.
+@case("write-second-seg-past-end", "terminate layer=1 etype=1 ecode=0x01",
+      allow=[("rw", 4032, 64)])
+def c_w_seg2(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    first = tagged(OP_WRITE, k, a + n - 64, b"1" * 64, last=False)
+    second = p.offending(tagged(OP_WRITE, k, a + n, b"2" * 16))
+    p.exchange(p.fpdu(first) + p.fpdu(second))
+    p.result()
+
+
+# RFC 5040 7, Read Request checks at the Data Source, remote protection
+# errors (layer RDMAP, etype 1); the Terminate echoes the Read Request
+# header too (hdrct R).
+@case("read-no-remote-access", "terminate layer=0 etype=1 ecode=0x02")
+def c_r_lw(p):
+    p.connect()
+    a, k, n = p.mr("lw")
+    p.exchange(p.fpdu(p.offending(read_req(1, 0x1234, 0, 64, k, a))))
+    p.result()
+
+
+# pd2 grants remote read, but to another PD: "STag not associated with
+# RDMAP Stream", 0/1/0x03.
+@case("read-other-pd", "terminate layer=0 etype=1 ecode=0x03")
+def c_r_pd(p):
+    p.connect()
+    a, k, n = p.mr("pd2")
+    p.exchange(p.fpdu(p.offending(read_req(1, 0x1234, 0, 64, k, a))))
+    p.result()
+
+
+@case("read-invalid-stag", "terminate layer=0 etype=1 ecode=0x00")
+def c_r_stag(p):
+    p.connect()
+    a, k, n = p.mr("ro")
+    p.exchange(p.fpdu(p.offending(read_req(1, 0x1234, 0, 64, k ^ 0x33,
+                                           a))))
+    p.result()
+
+
+@case("read-past-end", "terminate layer=0 etype=1 ecode=0x01")
+def c_r_end(p):
+    p.connect()
+    a, k, n = p.mr("ro")
+    p.exchange(p.fpdu(p.offending(read_req(1, 0x1234, 0, 200, k,
+                                           a + n - 100))))
+    p.result()
+
+
+@case("read-to-wrap", "terminate layer=0 etype=1 ecode=0x04")
+def c_r_wrap(p):
+    p.connect()
+    a, k, n = p.mr("ro")
+    p.exchange(p.fpdu(p.offending(read_req(1, 0x1234, 0, 64, k,
+                                           (1 << 64) - 32))))
+    p.result()
+
+
+# More outstanding Read Requests than the IRD the Responder granted
+# (RFC 6581 ORD 1 -> victim IRD 1): the Read Request queue has no buffer
+# for the extra ones, DDP "Invalid MSN - no buffer available", 1/2/0x02
+# (RFC 5040 5.3 and 6.5 via the untagged buffer model of RFC 5041 7.2).
+@case("read-over-ird", "terminate layer=1 etype=2 ecode=0x02")
+def c_r_ird(p):
+    rep = p.connect(rev=2, v2=(4, 1))
+    if "v2" in rep and rep["v2"][0] & 0x3fff != 1:
+        print("victim granted IRD %d, not 1" % (rep["v2"][0] & 0x3fff))
+    a, k, n = p.mr("ro")
+    data = b""
+    for msn in range(1, 5):
+        rr = read_req(msn, 0x1234, 0, n, k, a)
+        if msn == 2:
+            p.offending(rr)
+        data += p.fpdu(rr)
+    p.exchange(data)
+    p.result()
+
+
+# A Read Request for 4 GiB - 1 from a 4 KiB MR: base or bounds, 0/1/0x01.
+@case("read-huge-size", "terminate layer=0 etype=1 ecode=0x01")
+def c_r_huge(p):
+    p.connect()
+    a, k, n = p.mr("ro")
+    p.exchange(p.fpdu(p.offending(read_req(1, 0x1234, 0, 0xffffffff, k,
+                                           a))))
+    p.result()
+
+
+# RFC 5040 7.2 validates the Data Source STag only for non-zero-length
+# Read Requests: a zero-length one with a bogus STag is answered with an
+# empty Read Response, no Terminate.
+@case("read-zero-len-bad-stag", "closed-without-terminate")
+def c_r_zero(p):
+    p.connect()
+    p.exchange(p.fpdu(read_req(1, 0x1234, 0, 0, 0xdeadbe00, 1 << 63)),
+               until=lambda: any(op == OP_READ_RESP for op, _ in p.fpdus))
+    resp = [u for op, u in p.fpdus if op == OP_READ_RESP]
+    print("read response %s" % (resp[0].hex() if resp else "missing"))
+    p.exchange(shut=True)
+    if not resp:
+        print("result no-read-response")
+        return
+    p.result()
+
+
+# RFC 5041 7.2, untagged buffer errors (layer DDP, etype 2).
+@case("send-too-long", "terminate layer=1 etype=2 ecode=0x05")
+def c_s_long(p):
+    p.connect()
+    n = p.info["recv_len"]
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 1,
+                                           payload=b"L" * (n + 1)))))
+    p.result()
+
+
+@case("send-no-recv", "terminate layer=1 etype=2 ecode=0x02", nrecv=0)
+def c_s_norecv(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 1,
+                                           payload=b"N" * 8))))
+    p.result()
+
+
+# An MSN ahead of the next expected one: MSN out of range, 1/2/0x03.
+@case("send-msn-ahead", "terminate layer=1 etype=2 ecode=0x03")
+def c_s_msn(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 3,
+                                           payload=b"M" * 8))))
+    p.result()
+
+
+# MSN 0: behind the first valid MSN (1, RFC 5041 5.1).
+@case("send-msn-zero", "terminate layer=1 etype=2 ecode=0x03")
+def c_s_msn0(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 0,
+                                           payload=b"M" * 8))))
+    p.result()
+
+
+# The second segment of a Send skips ahead in MO: Invalid MO, 1/2/0x04.
+# The first segment is empty, so nothing is placed.
+@case("send-mo-gap", "terminate layer=1 etype=2 ecode=0x04")
+def c_s_mo(p):
+    p.connect()
+    first = untagged(OP_SEND, QN_SEND, 1, 0, b"", last=False)
+    second = p.offending(untagged(OP_SEND, QN_SEND, 1, 16, b"G" * 8))
+    p.exchange(p.fpdu(first) + p.fpdu(second))
+    p.result()
+
+
+# A new Send starting at a non-zero MO.
+@case("send-mo-start", "terminate layer=1 etype=2 ecode=0x04")
+def c_s_mo0(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 1, 8,
+                                           b"G" * 8))))
+    p.result()
+
+
+# A Send on the Read Request queue: Invalid QN, 1/2/0x01.
+@case("send-wrong-qn", "terminate layer=1 etype=2 ecode=0x01")
+def c_s_qn(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_RREQ, 1,
+                                           payload=b"Q" * 8))))
+    p.result()
+
+
+# A new Send (next MSN) while the previous one is still open: the MSN
+# does not belong to the message in progress, 1/2/0x03.
+@case("send-interleaved", "terminate layer=1 etype=2 ecode=0x03")
+def c_s_inter(p):
+    p.connect()
+    first = untagged(OP_SEND, QN_SEND, 1, 0, b"", last=False)
+    second = p.offending(untagged(OP_SEND, QN_SEND, 2, 0, b"I" * 8))
+    p.exchange(p.fpdu(first) + p.fpdu(second))
+    p.result()
+
+
+# Send with Invalidate of another PD's STag: RDMAP "STag cannot be
+# invalidated", remote protection error 0/1/0x09 (RFC 5040 4.8, 7).
+@case("send-inv-other-pd", "terminate layer=0 etype=1 ecode=0x09")
+def c_s_inv(p):
+    p.connect()
+    a, k, n = p.mr("pd2")
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND_INV, QN_SEND, 1,
+                                           inv=k))))
+    p.result()
+
+
+# The ULPDU_Length is shorter than the headers of its own opcode: no RFC
+# code fits better than MPA's length mismatch (RFC 5044 8, 0x03).
+@case("short-segment", "terminate layer=2 etype=0 ecode=0x03")
+def c_short(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(tagged(OP_WRITE, k, a)[:8])))
+    p.result()
+
+
+# ULPDU_Length 0: not even a DDP control field, MPA length error 0x03.
+@case("mpa-len-zero", "terminate layer=2 etype=0 ecode=0x03")
+def c_len0(p):
+    p.connect()
+    p.exchange(p.fpdu(p.offending(b"")))
+    p.result()
+
+
+# FPDUs before the MPA Reply break RFC 5044 7.1. They sit in the socket
+# while the ULP decides; once accepted they are ordinary (bad) input:
+# the invalid STag is terminated, or the victim resets. Nothing may be
+# placed either way.
+@case("fpdu-before-reply",
+      "terminate layer=1 etype=1 ecode=0x00|closed-without-terminate")
+def c_early(p):
+    frame = p.request(send=False)
+    a, k, n = 0, 0x11111100, 0
+    bad = p.offending(tagged(OP_WRITE, k, a, b"E" * 16))
+    p.sock.sendall(frame + p.fpdu(bad))
+    if p.reply() is None:
+        p.result(replied=False)
+        return
+    p.exchange()
+    p.result()
+
+
+# Half an FPDU (a Write into the allowed range), then a reset: nothing
+# to answer; the victim's QP must end in ERROR and nothing outside the
+# target range may change.
+@case("truncated-rst", "reset-sent", allow=[("rw", 1024, 600)])
+def c_trunc(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    fp = p.fpdu(tagged(OP_WRITE, k, a + 1024, b"T" * 600))
+    p.sock.sendall(fp[:120])
+    time.sleep(0.5)
+    p.rst()
+    p.result()
+
+
+# An MPA length larger than what follows, then our FIN: the victim can
+# only close (a Terminate saying "TCP connection closed" would also do).
+@case("length-overrun-fin",
+      "closed-without-terminate|terminate layer=2 etype=0 ecode=0x01",
+      allow=[("rw", 1024, 600)])
+def c_overrun(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    fp = p.fpdu(tagged(OP_WRITE, k, a + 1024, b"F" * 100), mpa_len=614)
+    p.exchange(fp, shut=True)
+    p.result()
+
+
+# 100k zero-length Sends against a handful of receives: the first few
+# complete, then "no buffer available" (1/2/0x02) and the rest of the
+# stream is dropped; the kernel must stay responsive meanwhile.
+@case("flood-sends", "terminate layer=1 etype=2 ecode=0x02", "flood")
+def c_flood(p):
+    p.connect()
+    nrecv = p.info["nrecv"]
+    parts = []
+    for msn in range(1, p.args.flood + 1):
+        u = untagged(OP_SEND, QN_SEND, msn)
+        if msn == nrecv + 1:
+            p.offending(u)
+        parts.append(p.fpdu(u))
+    p.exchange(b"".join(parts), timeout=30)
+    p.result()
+
+
+# 100k zero-length RDMA Writes are legal; a Send after them must still
+# arrive, and nothing may be terminated.
+@case("flood-writes", "closed-without-terminate", "good",
+      allow=[("recv", 0, 16)])
+def c_flood_w(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    one = p.fpdu(tagged(OP_WRITE, k, a))
+    send = p.fpdu(untagged(OP_SEND, QN_SEND, 1, 0,
+                           bytes(pattern(BUF_RECV, i) ^ 0x3c
+                                 for i in range(16))))
+    p.exchange(one * p.args.flood + send, timeout=30, shut=True)
+    p.result()
+
+
+# RFC 6581: a p2p Request offering only a Write RTR; the first FPDU is
+# then a Send instead of the zero-length Write: MPA "No Matching RTR",
+# 2/0/0x07.
+@case("rtr-mismatch", "terminate layer=2 etype=0 ecode=0x07")
+def c_rtr(p):
+    rep = p.connect(rev=2, v2=(IRD_P2P | 4, ORD_RTR_WRITE | 4))
+    if "v2" in rep:
+        print("rtr granted: ord word %#06x" % rep["v2"][1])
+    p.exchange(p.fpdu(untagged(OP_SEND, QN_SEND, 1, payload=b"R" * 8)))
+    p.result()
+
+
+# RFC 5040 5.4.4 (via 4.8): a Terminate is never answered with another;
+# the receiver moves to ERROR and closes.
+@case("terminate-valid", "closed-without-terminate")
+def c_term(p):
+    p.connect()
+    p.exchange(p.fpdu(untagged(OP_TERMINATE, QN_TERM, 1,
+                               payload=term_ctrl(0, 2, 0xff, 0))))
+    p.result()
+
+
+# A Terminate whose Hdrct claims a DDP header without the segment length
+# (D without M) and carries nothing: malformed, still not answered.
+@case("terminate-malformed", "closed-without-terminate")
+def c_term_bad(p):
+    p.connect()
+    p.exchange(p.fpdu(untagged(OP_TERMINATE, QN_TERM, 1,
+                               payload=term_ctrl(0xf, 0xf, 0xee,
+                                                 HDRCT_D))))
+    p.result()
+
+
+# A Terminate message claiming a long echo it does not carry.
+@case("terminate-truncated-echo", "closed-without-terminate")
+def c_term_short(p):
+    p.connect()
+    p.exchange(p.fpdu(untagged(OP_TERMINATE, QN_TERM, 1,
+                               payload=term_ctrl(1, 1, 0,
+                                                 HDRCT_M | HDRCT_D |
+                                                 HDRCT_R) + b"\0\x20")))
+    p.result()
+
+
+# The well-formed connection every attack is followed by: a Write into
+# rw at offset 256, a Read of ro at 128, a Send; all checked.
+@case("good", "closed-without-terminate", "good",
+      allow=[("rw", 256, 32), ("recv", 0, 16)])
+def c_good(p):
+    # the victim may still be busy with the connection before
+    p.connect(timeout=25.0)
+    a, k, n = p.mr("rw")
+    ra, rk, rn = p.mr("ro")
+    wdata = bytes(pattern(BUF_RW, 256 + i) ^ 0xa5 for i in range(32))
+    sdata = bytes(pattern(BUF_RECV, i) ^ 0x3c for i in range(16))
+    print("good write rw+256 data=%s" % wdata.hex())
+    print("good send data=%s" % sdata.hex())
+    data = p.fpdu(tagged(OP_WRITE, k, a + 256, wdata))
+    data += p.fpdu(read_req(1, 0x4321, 0x100, 64, rk, ra + 128))
+    data += p.fpdu(untagged(OP_SEND, QN_SEND, 1, 0, sdata))
+
+    def have_resp():
+        return any(op == OP_READ_RESP for op, _ in p.fpdus)
+    p.exchange(data, until=have_resp)
+    want = bytes(pattern(BUF_RO, 128 + i) for i in range(64))
+    resp = [u for op, u in p.fpdus if op == OP_READ_RESP]
+    if resp and resp[0][2:6] == struct.pack(">I", 0x4321) and \
+       resp[0][6:14] == struct.pack(">Q", 0x100) and resp[0][14:] == want:
+        print("good read ok")
+    else:
+        print("good read wrong: %s" % (resp[0].hex() if resp else "none"))
+    p.exchange(shut=True)
+    p.result()
+
+
+def run(args, name, tag):
+    fn, expect, kind, nrecv, allow = CASES[name]
+    print("case %s expect %s" % (name, expect))
+    try:
+        p = Peer(args, directive(tag, nrecv, allow))
+    except OSError as e:
+        print("result connect-failed %s" % e)
+        return
+    try:
+        fn(p)
+    except SetupFailed as e:
+        print("result setup-failed %s" % e)
+    except OSError as e:
+        print("result socket-error %s" % e)
+    if not p.sent_rst:
+        p.sock.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="a hostile iWARP peer for tools/hostile/victim")
+    ap.add_argument("--addr", default="192.0.2.1")
+    ap.add_argument("--port", type=int, default=20000)
+    ap.add_argument("--case")
+    ap.add_argument("--all", action="store_true")
+    ap.add_argument("--only", default="",
+                    help="with --all: only these cases (space separated)")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--flood", type=int, default=100000,
+                    help="FPDUs in the flood cases")
+    args = ap.parse_args()
+    if args.list:
+        for name, (_, expect, kind, _, _) in CASES.items():
+            print("%s\t%s\t%s" % (name, expect, kind))
+        return 0
+    sys.stdout.reconfigure(line_buffering=True)
+    if args.all:
+        only = args.only.split()
+        for name in CASES:
+            if name == "good" or (only and name not in only):
+                continue
+            print("=== case %s" % name)
+            run(args, name, name)
+            print("=== good %s" % name)
+            run(args, "good", "good:" + name)
+        print("=== quit")
+        try:
+            p = Peer(args, directive("quit"))
+            p.request()
+            p.reply(5.0)
+            p.sock.close()
+        except OSError as e:
+            print("quit: %s" % e)
+        print("=== end")
+        return 0
+    if args.case not in CASES:
+        print("unknown case %r; --list shows them" % args.case,
+              file=sys.stderr)
+        return 2
+    run(args, args.case, args.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
