@@ -24,7 +24,7 @@ hu_bin() {
 	local src=$SIW_LITE_TOP/tools/hostile_user bin newest
 
 	bin=$src/hostile_user
-	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" \
+	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" "$src"/../lib/* \
 		"$SIW_LITE_TOP/include/uapi/rdma/siw_lite-abi.h" \
 		"$SIW_LITE_TOP/tools/provider/pabi34.h" 2>/dev/null | head -n 1)
 	if [ -x "$bin" ] && [ "$newest" = "$bin" ]; then
@@ -35,8 +35,9 @@ hu_bin() {
 	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/hu/hostile_user/" &&
 	cp "$SIW_LITE_TOP/tools/provider/pabi34.h" "$SIWL_TMP/hu/provider/" ||
 		return 1
-	make -s -C "$SIWL_TMP/hu/hostile_user" \
-		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi" hostile_user >&2 || return 1
+	make -s -C "$SIWL_TMP/hu/hostile_user" LIB="$SIW_LITE_TOP/tools/lib" \
+		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi -I$SIW_LITE_TOP/tools/lib" \
+		hostile_user >&2 || return 1
 	echo "$SIWL_TMP/hu/hostile_user/hostile_user"
 }
 

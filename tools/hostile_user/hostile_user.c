@@ -30,66 +30,6 @@
 
 #include "hostile_user.h"
 
-static unsigned int tap_n, tap_failed;
-static bool verbose;
-
-static void tap_line(const char *pre, const char *post, const char *fmt,
-		     va_list ap)
-{
-	printf("%s %u - ", pre, ++tap_n);
-	vprintf(fmt, ap);
-	printf("%s\n", post);
-	fflush(stdout);
-}
-
-void tap_ok(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_line(ok ? "ok" : "not ok", "", fmt, ap);
-	va_end(ap);
-	tap_failed += !ok;
-}
-
-void tap_skip(const char *why, const char *fmt, ...)
-{
-	char post[256];
-	va_list ap;
-
-	snprintf(post, sizeof(post), " # SKIP %s", why);
-	va_start(ap, fmt);
-	tap_line("ok", post, fmt, ap);
-	va_end(ap);
-}
-
-static void tap_vdiag(const char *fmt, va_list ap)
-{
-	printf("# ");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_vdiag(fmt, ap);
-	va_end(ap);
-}
-
-void tap_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	va_start(ap, fmt);
-	tap_vdiag(fmt, ap);
-	va_end(ap);
-}
 
 static const struct {
 	int e;
@@ -342,7 +282,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		print_usage(1);
-	verbose = o.verbose;
+	tap_verbose = o.verbose;
 	/* our own stdout must not be duplicated into children by fork() */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -373,6 +313,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "no case %s (see --list)\n", only);
 		return 2;
 	}
-	printf("1..%u\n", tap_n);
-	return tap_failed ? 1 : 0;
+	printf("1..%u\n", tap_count());
+	return tap_failures() ? 1 : 0;
 }

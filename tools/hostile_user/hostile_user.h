@@ -50,13 +50,7 @@ int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 struct ib_uverbs_ex_modify_qp_resp *resp,
 			 size_t resp_size);
 
-/* TAP, hostile_user.c */
-void tap_ok(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void tap_skip(const char *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void tap_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "tap.h"	/* tools/lib */
 /*
  * One point: the call failed with exactly @want (0: it succeeded).
  * @got is 0 or a positive errno.

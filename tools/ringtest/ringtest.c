@@ -20,59 +20,6 @@
 
 #include "ringtest.h"
 
-static unsigned int tap_n, tap_failed;
-static bool verbose;
-
-static void tap_line(const char *pre, const char *fmt, va_list ap)
-{
-	printf("%s %u - ", pre, ++tap_n);
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-void tap_ok(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_line(ok ? "ok" : "not ok", fmt, ap);
-	va_end(ap);
-	tap_failed += !ok;
-}
-
-static void tap_vdiag(const char *fmt, va_list ap)
-{
-	printf("# ");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_vdiag(fmt, ap);
-	va_end(ap);
-}
-
-void tap_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	va_start(ap, fmt);
-	tap_vdiag(fmt, ap);
-	va_end(ap);
-}
-
-unsigned int tap_failures(void)
-{
-	return tap_failed;
-}
 
 static bool add_case(struct rt_opts *o, const struct rt_case *tc)
 {
@@ -151,7 +98,7 @@ int main(int argc, char **argv)
 			o.timeout = atoi(optarg);
 			break;
 		case 'v':
-			verbose = true;
+			tap_verbose = true;
 			break;
 		case 'l':
 			for (i = 0; rt_basic_cases[i]; i++)
@@ -180,6 +127,6 @@ int main(int argc, char **argv)
 	/* a hung kernel call must not hang the selftest forever */
 	alarm(o.ncases * 4 * o.timeout + 60);
 	ret = o.server ? rt_server(&o) : rt_client(&o);
-	printf("1..%u\n", tap_n);
+	printf("1..%u\n", tap_count());
 	return ret || tap_failures() ? 1 : 0;
 }

@@ -98,12 +98,7 @@ struct rt_case {
 extern const struct rt_case *const rt_basic_cases[];
 extern const struct rt_case rt_hostile_cases[];
 
-/* ringtest.c: TAP */
-void tap_ok(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void tap_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-unsigned int tap_failures(void);
+#include "tap.h"	/* tools/lib */
 
 /* rt_conn.c */
 double rt_now(void);

@@ -10,7 +10,7 @@ rt_bin() {
 	local src=$SIW_LITE_TOP/tools/ringtest bin newest
 
 	bin=$src/ringtest
-	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" \
+	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" "$src"/../lib/* \
 		"$SIW_LITE_TOP/include/uapi/rdma/siw_lite-abi.h" 2>/dev/null |
 		head -n 1)
 	if [ -x "$bin" ] && [ "$newest" = "$bin" ]; then
@@ -23,8 +23,9 @@ rt_bin() {
 	fi
 	mkdir -p "$SIWL_TMP/rt" || return 1
 	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/rt/" || return 1
-	make -s -C "$SIWL_TMP/rt" \
-		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi" ringtest >&2 || return 1
+	make -s -C "$SIWL_TMP/rt" LIB="$SIW_LITE_TOP/tools/lib" \
+		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi -I$SIW_LITE_TOP/tools/lib" \
+		ringtest >&2 || return 1
 	echo "$SIWL_TMP/rt/ringtest"
 }
 

@@ -142,15 +142,18 @@ dp_verbs_test() {
 	local src=$SIW_LITE_TOP/tools/verbs_test bin newest
 
 	bin=$src/verbs_test
-	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" 2>/dev/null | head -n 1)
+	newest=$(ls -t "$src"/*.c "$src"/*.h "$src"/../lib/* "$bin" 2>/dev/null |
+		 head -n 1)
 	if [ -x "$bin" ] && [ "$newest" = "$bin" ]; then
 		echo "$bin"
 		return 0
 	fi
-	mkdir -p "$SIWL_TMP/vt" || return 1
-	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/vt/" || return 1
-	make -s -C "$SIWL_TMP/vt" verbs_test >&2 || return 1
-	echo "$SIWL_TMP/vt/verbs_test"
+	# the same layout as tools/: the Makefile finds ../lib
+	mkdir -p "$SIWL_TMP/vt/verbs_test" "$SIWL_TMP/vt/lib" || return 1
+	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/vt/verbs_test/" &&
+		cp "$src"/../lib/* "$SIWL_TMP/vt/lib/" || return 1
+	make -s -C "$SIWL_TMP/vt/verbs_test" verbs_test >&2 || return 1
+	echo "$SIWL_TMP/vt/verbs_test/verbs_test"
 }
 
 # Is the server ready?  "re:ERE": its output matches; "port:N": an

@@ -42,73 +42,6 @@ const struct vt_test *vt_test_find(const char *name)
 	return NULL;
 }
 
-/* ---------------------------------------------------------------- TAP */
-
-static unsigned int tap_n, tap_failed;
-bool vt_verbose;
-
-static void tap_line(const char *pre, const char *post, const char *fmt,
-		     va_list ap)
-{
-	printf("%s %u - ", pre, ++tap_n);
-	vprintf(fmt, ap);
-	printf("%s\n", post);
-	fflush(stdout);
-}
-
-void tap_ok(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_line(ok ? "ok" : "not ok", "", fmt, ap);
-	va_end(ap);
-	tap_failed += !ok;
-}
-
-void tap_skip(const char *reason, const char *fmt, ...)
-{
-	char post[128];
-	va_list ap;
-
-	snprintf(post, sizeof(post), " # SKIP %s", reason);
-	va_start(ap, fmt);
-	tap_line("ok", post, fmt, ap);
-	va_end(ap);
-}
-
-static void tap_vdiag(const char *fmt, va_list ap)
-{
-	printf("# ");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_vdiag(fmt, ap);
-	va_end(ap);
-}
-
-void tap_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!vt_verbose)
-		return;
-	va_start(ap, fmt);
-	tap_vdiag(fmt, ap);
-	va_end(ap);
-}
-
-unsigned int tap_failures(void)
-{
-	return tap_failed;
-}
 
 /* ------------------------------------------------------------ options */
 
@@ -285,7 +218,7 @@ int main(int argc, char **argv)
 			o.no_empty = true;
 			break;
 		case 'v':
-			vt_verbose = true;
+			tap_verbose = true;
 			break;
 		case 'l':
 			for (i = 0; vt_tests[i]; i++)
@@ -337,6 +270,6 @@ int main(int argc, char **argv)
 		for (i = 0; i < o.ntests; i++)
 			vt_run_client(&o, o.tests[i], o.seed);
 	}
-	printf("1..%u\n", tap_n);
+	printf("1..%u\n", tap_count());
 	return tap_failures() ? 1 : 0;
 }

@@ -41,15 +41,7 @@ struct vt_opts {
 };
 
 /* ------------------------------------------------------------------ TAP */
-void tap_ok(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void tap_skip(const char *reason, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Only with --verbose. */
-void tap_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-unsigned int tap_failures(void);
-extern bool vt_verbose;
+#include "tap.h"	/* tools/lib; tap_info() only with --verbose */
 
 /* -------------------------------------------------------------- pattern */
 /* splitmix64: small, fast and the same on both sides. */
