@@ -23,10 +23,10 @@ CHECKPATCH ?= /var/cache/siw_lite/linux-source-6.1/scripts/checkpatch.pl
 
 PWD := $(shell pwd)
 
-.PHONY: all module provider verbs_test ringtest hostile hostile_user check \
+.PHONY: all module provider verbs_test ringtest hostile hostile_user lifecycle check \
 	checkpatch checkpatch-kernel install clean
 
-all: module provider verbs_test ringtest hostile hostile_user
+all: module provider verbs_test ringtest hostile hostile_user lifecycle
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 or set KDIR" >&2; exit 1; }
@@ -40,6 +40,9 @@ verbs_test:
 
 ringtest:
 	$(MAKE) -C tools/ringtest
+
+lifecycle:
+	$(MAKE) -C tools/lifecycle
 
 hostile_user:
 	$(MAKE) -C tools/hostile_user
@@ -79,5 +82,6 @@ clean:
 	$(MAKE) -C tools/provider clean
 	$(MAKE) -C tools/verbs_test clean
 	$(MAKE) -C tools/ringtest clean
+	$(MAKE) -C tools/lifecycle clean
 	$(MAKE) -C tools/hostile_user clean
 	$(MAKE) -C tools/hostile clean
