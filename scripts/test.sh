@@ -10,6 +10,10 @@
 # 3. make check, when the top Makefile has that target
 # 4. one guest boot running selftests/run.sh (scripts/vm-run.sh), whose
 #    kernel log must be free of warnings/oopses
+# 5. when scripts/debug-kernel.sh has built and cached the debug kernel
+#    (KASAN, lockdep, UBSAN, kmemleak), a second guest boot running them on
+#    it, counted the same way; otherwise a skip (building it takes long and
+#    is never done here)
 #
 # Every step, every test point of "make check" programs that print their own
 # "N passed, N failed", and every guest test point counts; the last line
@@ -21,7 +25,10 @@
 # $SIW_LITE_LOGDIR (default /var/tmp/siw_lite-logs/<timestamp>-<pid>/).
 #
 # Environment: SIW_LITE_KERNEL (kernel version to use), SIW_LITE_VM_TIMEOUT
-# (seconds, default 2400), SIW_LITE_JOBS (make -j, default: CPUs).
+# (seconds, default 2400), SIW_LITE_DEBUG_VM_TIMEOUT (the debug kernel run,
+# default 3 x SIW_LITE_VM_TIMEOUT), SIW_LITE_DEBUG_KERNEL=0/1 (skip or do
+# the debug kernel run when it is cached; default 1, but 0 under CI=true),
+# SIW_LITE_JOBS (make -j, default: CPUs).
 #
 # No "set -e": a failing step is counted and reported, and the remaining
 # steps still run where they can.
@@ -48,6 +55,12 @@ not_ok() {
 	n=$((n + 1))
 	failed=$((failed + 1))
 	echo "not ok $n - $1"
+}
+
+skip() {
+	n=$((n + 1))
+	skipped=$((skipped + 1))
+	echo "ok $n - $1 # SKIP $2"
 }
 
 # step NAME DESC CMD...: run CMD with its output shown (indented, so that
@@ -134,41 +147,69 @@ fi
 guest_pass=0
 guest_fail=0
 guest_skip=0
-if [ $build_ok = 1 ]; then
-	echo "=== guest: scripts/vm-run.sh selftests/run.sh"
+
+# guest_run SUBDIR LABEL VM-RUN-OPTIONS...: one guest boot running all the
+# selftests, logs in $logdir/SUBDIR; its test points add to guest_*.
+guest_run() {
+	local sub=$1 label=$2 vm_rc summary dmesg_state
+	shift 2
+
+	echo "=== ${label}guest: scripts/vm-run.sh selftests/run.sh"
 	# Indented like the steps' output.
-	bash scripts/vm-run.sh --kernel "$kver" --logdir "$logdir/vm" \
-		--timeout "${SIW_LITE_VM_TIMEOUT:-2400}" -- \
+	bash scripts/vm-run.sh "$@" --logdir "$logdir/$sub" -- \
 		"$SIW_LITE_TOP/selftests/run.sh" </dev/null 2>&1 | sed -u 's/^/  /'
 	vm_rc=${PIPESTATUS[0]}
 
-	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logdir/vm/output.log" 2>/dev/null | tail -n 1)
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logdir/$sub/output.log" 2>/dev/null | tail -n 1)
 	if [ -n "$summary" ]; then
-		guest_pass=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$summary")
-		guest_fail=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$summary")
+		guest_pass=$((guest_pass + $(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$summary")))
+		guest_fail=$((guest_fail + $(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$summary")))
 		if [[ $summary =~ ([0-9]+)\ skipped ]]; then
-			guest_skip=${BASH_REMATCH[1]}
+			guest_skip=$((guest_skip + BASH_REMATCH[1]))
 		fi
-		ok "guest ran the selftests to the end"
+		ok "${label}guest ran the selftests to the end"
 	else
-		not_ok "guest ran the selftests to the end (vm-run exit $vm_rc, see $logdir/vm)"
+		not_ok "${label}guest ran the selftests to the end (vm-run exit $vm_rc, see $logdir/$sub)"
 	fi
 
-	dmesg_state=$(sed -n 's/^dmesg=//p' "$logdir/vm/result" 2>/dev/null)
+	dmesg_state=$(sed -n 's/^dmesg=//p' "$logdir/$sub/result" 2>/dev/null)
 	if [ "$dmesg_state" = clean ]; then
-		ok "guest kernel log has no warnings, oopses or taint"
+		ok "${label}guest kernel log has no warnings, oopses or taint"
 	else
-		not_ok "guest kernel log has no warnings, oopses or taint (${dmesg_state:-unknown}, see $logdir/vm)"
+		not_ok "${label}guest kernel log has no warnings, oopses or taint (${dmesg_state:-unknown}, see $logdir/$sub)"
 	fi
+}
+
+vm_timeout=${SIW_LITE_VM_TIMEOUT:-2400}
+if [ $build_ok = 1 ]; then
+	guest_run vm "" --kernel "$kver" --timeout "$vm_timeout"
 else
 	not_ok "guest selftests (not run: the build failed)"
+fi
+
+# The same on the debug kernel, if someone built it (never here: far too
+# long for a test run, see scripts/debug-kernel.sh).  CI keeps to its time
+# budget: only the skip there, unless asked for.
+[ "${CI:-}" = true ] && dk_default=0 || dk_default=1
+if ! bash scripts/debug-kernel.sh path >/dev/null 2>&1; then
+	skip "selftests on the debug kernel" \
+		"not built; build it with 'scripts/debug-kernel.sh build' (20 to 60 minutes on 2 CPUs)"
+elif [ "${SIW_LITE_DEBUG_KERNEL:-$dk_default}" = 0 ]; then
+	skip "selftests on the debug kernel" \
+		"SIW_LITE_DEBUG_KERNEL=0$([ $dk_default = 1 ] || echo ' (default under CI)')"
+elif [ $build_ok = 1 ]; then
+	guest_run vm-debug "debug kernel " --debug-kernel \
+		--timeout "${SIW_LITE_DEBUG_VM_TIMEOUT:-$((3 * vm_timeout))}"
+else
+	not_ok "debug kernel guest selftests (not run: the build failed)"
 fi
 
 passed=$((passed + guest_pass))
 failed=$((failed + guest_fail))
 skipped=$((skipped + guest_skip))
 
-echo "=== host steps: $n, guest test points: $((guest_pass + guest_fail + guest_skip))" \
+echo "=== host steps: $n ($((skipped - guest_skip)) skipped)," \
+	"guest test points: $((guest_pass + guest_fail + guest_skip))" \
 	"($guest_skip skipped), logs: $logdir"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -11,6 +11,8 @@
 #   cmd.status      exit status of the command
 #   dmesg.txt       complete kernel log after the command
 #   tainted         /proc/sys/kernel/tainted after the command
+#   kmemleak.txt    with SIW_LITE_KMEMLEAK=1 (the debug kernel): the
+#                   objects a kmemleak scan after the command reports
 #
 # No "set -e": whatever the command does, we must still write the status and
 # the kernel log, otherwise the host cannot tell a failure from a crash.
@@ -45,6 +47,26 @@ if ! TMPDIR=$(mktemp -d /tmp/siw_lite.XXXXXX) || ! touch "$TMPDIR/.probe"; then
 fi
 export TMPDIR
 
+# kmemleak only reports an object that two scans found unreferenced and
+# unchanged, and none younger than 5 seconds.
+kmemleak=/sys/kernel/debug/kmemleak
+kmemleak_scan() {
+	echo scan >"$kmemleak" && sleep 6 && echo scan >"$kmemleak" &&
+		cat "$kmemleak" >"$1"
+}
+
+# The debug kernel: put aside what kmemleak suspects from the boot (kept in
+# kmemleak-boot.txt) so that the scan after the command only reports what
+# leaked from here on.
+if [ $status -eq 0 ] && [ "${SIW_LITE_KMEMLEAK:-0}" = 1 ]; then
+	[ -e "$kmemleak" ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	if ! kmemleak_scan "$logdir/kmemleak-boot.txt" ||
+	   ! echo clear >"$kmemleak"; then
+		echo "vm-guest: kmemleak asked for but not usable ($kmemleak)" >&2
+		status=125
+	fi
+fi
+
 # The RDMA core the module (and every test) depends on.  These come from the
 # Debian kernel's own /lib/modules; siw_lite.ko itself is loaded by the tests.
 if [ $status -eq 0 ]; then
@@ -68,6 +90,17 @@ if [ $status -eq 0 ]; then
 fi
 
 echo "$status" >"$logdir/cmd.status"
+
+if [ "${SIW_LITE_KMEMLEAK:-0}" = 1 ] && [ -e "$kmemleak" ]; then
+	echo "vm-guest: kmemleak scan"
+	# A failed scan must not pass for a clean one.
+	kmemleak_scan "$logdir/kmemleak.txt" ||
+		echo "vm-guest: kmemleak scan failed" >>"$logdir/kmemleak.txt"
+	if [ -s "$logdir/kmemleak.txt" ]; then
+		echo "vm-guest: kmemleak: $(grep -c '^unreferenced object' \
+			"$logdir/kmemleak.txt") leaked objects, see kmemleak.txt"
+	fi
+fi
 
 # Give printk a moment so messages emitted by the last step (e.g. deferred
 # device teardown) are in the final snapshot.
