@@ -348,7 +348,7 @@ lc_probe_disassoc
 
 # 1a. rdma link delete while traffic runs.
 lc_step "rdma link delete under load"
-lc_traffic_start --duration 6
+lc_traffic_start --duration 20
 t0=$(date +%s)
 lc_start del - 90 rdma link delete "$DP_DA"
 lc_traffic_end 60
@@ -444,7 +444,8 @@ lc_fresh
 # is refused at once ("in use": the open contexts pin the module) and
 # the traffic goes on unharmed.
 lc_step "rmmod under load"
-lc_traffic_start --duration 6
+# long enough to outlast a slow rmmod (the debug kernel takes seconds)
+lc_traffic_start --duration 20
 t0=$(date +%s)
 lc_start rmmod - 60 rmmod "$SIWL_MOD"
 lc_wait rmmod 70
