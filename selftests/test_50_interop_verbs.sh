@@ -60,7 +60,15 @@ cell() {
 	DP_VT_KNOWN=$4 DP_VT_KNOWN_WHY=$5 DP_VT_EVIDENCE=$6
 	shift 6
 	dp_vt_cell "$name" "$label" "$tests" "$@"
-	dp_wirecheck "verbs_test $tests $label" "$DP_PEER_DIR"
+	# a known gap that struck before any connection leaves nothing to check
+	if [ -n "$DP_VT_EVIDENCE" ] && $DP_VT_EVIDENCE &&
+	   grep -q "^summary: 0 MPA connections" \
+		<<<"$(python3 "$DP_WIRECHECK" "$DP_CAP_FILE" 2>/dev/null)"; then
+		skip "wire conformance: verbs_test $tests $label" \
+			"no connection: known peer gap ($DP_VT_KNOWN_WHY)"
+	else
+		dp_wirecheck "verbs_test $tests $label" "$DP_PEER_DIR"
+	fi
 	DP_VT_KNOWN= DP_VT_KNOWN_WHY= DP_VT_EVIDENCE=
 }
 
@@ -69,7 +77,9 @@ for role in client server; do
 		bail "devices: $(cat "$SIWL_TMP/orient.err")"
 	label="siw_lite $role vs siw"
 
-	cell "verbs-send-siwl-$role" "($label)" send \
+	# when libsiw refuses the receive, its side never connects and ours
+	# waits out its timeout: give it the time to exit on its own
+	DP_GRACE=35 cell "verbs-send-siwl-$role" "($label)" send \
 		"send: (server: the client never connected for it|client: connected|server: connected)" \
 		"libsiw: a receive work request without SGEs is refused (EINVAL)" \
 		no_sge_recv
