@@ -59,8 +59,10 @@ static inline struct ib_ucontext *siwl_uctx(struct ib_udata *udata)
 	return rdma_udata_to_uverbs_attr_bundle(udata)->context;
 }
 
-/* ib_device_ops.mmap / .mmap_free */
+/* Driver response of a verb, zero-filled to the provider's length. */
 int siwl_respond(struct ib_udata *udata, void *resp, size_t len);
+
+/* ib_device_ops.mmap / .mmap_free / .disassociate_ucontext */
 int siwl_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void siwl_mmap_free(struct rdma_user_mmap_entry *entry);
 void siwl_disassociate_ucontext(struct ib_ucontext *uctx);
