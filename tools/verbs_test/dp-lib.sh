@@ -299,7 +299,8 @@ _dp_vt_report() {
 # Small data by default (SIWL_DP_BUDGET, SIWL_DP_SIZE_MAX).  Test points:
 # one per test case, one for both exit codes.  When DP_VT_EVIDENCE names
 # a command, failures are put down to DP_VT_KNOWN only if that command
-# finds the peer's bug in the capture (dp_wire_has); otherwise they count.
+# finds the peer's bug (in the capture, dp_wire_has, or in the
+# programs' output); otherwise they count.
 dp_vt_cell() {
 	local name=$1 label=$2 tests=$3 vt known=${DP_VT_KNOWN:-}
 	local -a common
