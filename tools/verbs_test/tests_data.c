@@ -403,10 +403,15 @@ static bool remote_check(struct vt_conn *c, struct data_state *s,
 				   vt_pat_key(c->seed, s->sin, i), 0,
 				   s->in.size[i]);
 		if (bad != SIZE_MAX) {
+			uint8_t want;
+
+			vt_pat_fill(&want, vt_pat_key(c->seed, s->sin, i), bad,
+				    1);
 			snprintf(why, whylen,
-				 "operation #%u (%u bytes at %llu): byte %zu wrong",
+				 "operation #%u (%u bytes at %llu): byte %zu is 0x%02x, want 0x%02x",
 				 i, s->in.size[i],
-				 (unsigned long long)s->in.roff[i], bad);
+				 (unsigned long long)s->in.roff[i], bad,
+				 s->rbuf[s->in.roff[i] + bad], want);
 			return false;
 		}
 		cursor = s->in.roff[i] + s->in.size[i];

@@ -8,6 +8,7 @@ deliberately broken one must be reported with the right rule.
 """
 
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -658,6 +659,28 @@ class TestCommandLine(unittest.TestCase):
         self.assertEqual(j["violations"], 0)
         self.assertEqual(j["fpdus"], 17)
         self.assertEqual(j["connections"][0]["dirs"]["I->R"]["fpdus"], 9)
+        self.assertNotIn("payloads", j["connections"][0]["dirs"]["I->R"])
+
+    def test_payloads(self):
+        # short single-FPDU data messages only: not the 4000-byte Send,
+        # the two-segment Write, the Read Requests or the Terminate
+        p = self.run_tool("--payloads", "FILE",
+                          data=pcap(valid_conv().packets()))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        got = [re.sub(r" @[0-9]+:", ":", ln.strip())
+               for ln in p.stdout.splitlines()
+               if ln.strip().startswith("payload ")]
+        self.assertEqual(got, [
+            "payload I->R: send, 5 bytes: 68656c6c6f",
+            "payload I->R: read_resp, 10 bytes: " + "71" * 10,
+            "payload I->R: send_inv, 3 bytes: 696e76",
+            "payload I->R: send_se, 2 bytes: 7365",
+            "payload I->R: send_se_inv, 0 bytes:",
+            "payload R->I: send, 0 bytes:",
+            "payload R->I: read_resp, 1 bytes: 7a"], p.stdout)
+        self.assertIn("payload I->R @32: send, 5 bytes", p.stdout)
+        p = self.run_tool("FILE", data=pcap(valid_conv().packets()))
+        self.assertNotRegex(p.stdout, r"(?m)^  payload ")
 
 
 if __name__ == "__main__":

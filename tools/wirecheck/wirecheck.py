@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """wirecheck - conformance checker for captured iWARP (MPA/DDP/RDMAP) traffic.
 
-    wirecheck.py [--json] [--min-connections N] FILE.pcap...
+    wirecheck.py [--json] [--min-connections N] [--payloads] FILE.pcap...
 
 Reads classic pcap or pcapng (Ethernet, Linux cooked v1/v2, raw IP),
 reassembles every TCP connection per direction and, for each connection
@@ -30,6 +30,10 @@ import sys
 MPA_KEY_REQ = b"MPA ID Req Frame"
 MPA_KEY_REP = b"MPA ID Rep Frame"
 MPA_MAX_PD = 512
+
+# --payloads lists messages up to this size: enough to see what a sender
+# put on the wire when a receiver reports wrong bytes in a short message.
+PAYLOAD_MAX = 64
 
 OPNAMES = {0: "write", 1: "read_req", 2: "read_resp", 3: "send",
            4: "send_inv", 5: "send_se", 6: "send_se_inv", 7: "terminate"}
@@ -581,6 +585,7 @@ class DirState:
         self.messages = []              # completed/started messages
         self.cur_tagged = {}            # op -> message dict in progress
         self.terminated_at = None
+        self.payloads = []              # short messages, for --payloads
         self.fpdus = 0
         self.bytes = 0
         self.ops = {}
@@ -903,6 +908,7 @@ def check_flow(flow):
             name_op = OPNAMES.get(s.op, "op%d" % s.op)
             ds.ops[name_op] = ds.ops.get(name_op, 0) + 1
             rfc5040_4_rdmap(rep, ds, s, ts0, ts1)
+            small_message(ds, s)
     rfc5044_7_1_first_fpdu(rep, states["I->R"], states["R->I"],
                            rst.time_at(rp["end"] - 1), rtr,
                            firsts.get("I->R"), firsts.get("R->I"))
@@ -910,9 +916,24 @@ def check_flow(flow):
     if req["enh"] and rp["enh"]:
         ird_of = {"R->I": rp["enh"]["ird"], "I->R": req["enh"]["ird"]}
     rfc5040_5_2_read_responses(rep, states["I->R"], states["R->I"], ird_of)
-    info["dirs"] = {w: {"fpdus": d.fpdus, "bytes": d.bytes, "ops": d.ops}
+    info["dirs"] = {w: {"fpdus": d.fpdus, "bytes": d.bytes, "ops": d.ops,
+                        "payloads": d.payloads}
                     for w, d in states.items()}
     return rep, info
+
+
+def small_message(ds, s):
+    """Keep the payload of a data message that fits one FPDU and is short."""
+    if s.op not in (0, 2) + SEND_OPS or not s.l or s.payload > PAYLOAD_MAX:
+        return
+    if s.t:
+        msg = ds.cur_tagged.get(s.op)
+        if not msg or msg["off"] != s.off:
+            return
+    elif s.mo != 0:
+        return
+    ds.payloads.append({"offset": s.off, "op": OPNAMES[s.op],
+                        "len": s.payload, "hex": s.body[:s.payload].hex()})
 
 
 def check_capture(data, path="capture"):
@@ -932,7 +953,7 @@ def _ep(ep):
 
 # ------------------------------------------------------------ main
 
-def format_text(rep, info, n):
+def format_text(rep, info, n, payloads=False):
     crc = {True: "on", False: "off"}.get(info.get("crc"), "?")
     out = ["conn %d: %s MPA rev %s crc %s%s%s" % (
         n, info["connection"], info.get("rev", "?"), crc,
@@ -946,6 +967,10 @@ def format_text(rep, info, n):
         ops = ", ".join("%s %d" % kv for kv in sorted(d["ops"].items()))
         out.append("  %s: %d FPDUs, %d payload bytes [%s]"
                    % (who, d["fpdus"], d["bytes"], ops))
+    for who, d in sorted(info.get("dirs", {}).items()):
+        for m in d["payloads"] if payloads else ():
+            out.append("  payload %s @%d: %s, %d bytes: %s"
+                       % (who, m["offset"], m["op"], m["len"], m["hex"]))
     for v in rep.violations:
         out.append("  VIOLATION %s @%s [%s]: %s"
                    % (v["dir"], v["offset"], v["rfc"], v["text"]))
@@ -962,6 +987,10 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="JSON output")
     ap.add_argument("--min-connections", type=int, default=0, metavar="N",
                     help="fail unless at least N MPA connections are found")
+    ap.add_argument("--payloads", action="store_true",
+                    help="also list every Send, Write and Read Response of "
+                    "at most %d bytes that fits one FPDU, with its payload "
+                    "in hex" % PAYLOAD_MAX)
     ap.add_argument("files", nargs="+", metavar="FILE.pcap")
     try:
         args = ap.parse_args(argv)
@@ -980,6 +1009,9 @@ def main(argv=None):
     nfpdus = sum(d["fpdus"] for _, _, info in results
                  for d in info.get("dirs", {}).values())
     if args.json:
+        for _, _, info in results if not args.payloads else ():
+            for d in info.get("dirs", {}).values():
+                del d["payloads"]
         print(json.dumps({"connections": [
             dict(info, file=p, violations=r.violations, notes=r.notes)
             for p, r, info in results],
@@ -987,7 +1019,7 @@ def main(argv=None):
             indent=1))
     else:
         for n, (p, r, info) in enumerate(results, 1):
-            print(format_text(r, info, n))
+            print(format_text(r, info, n, args.payloads))
         print("summary: %d MPA connections, %d FPDUs, %d violations, "
               "%d notes" % (len(results), nfpdus, nviol, nnotes))
     if len(results) < args.min_connections:
