@@ -23,6 +23,18 @@ SIWL_PROVIDER_SO=${RDMAV_DRIVERS}-rdmav34.so
 SIWL_MOD=siw_lite
 SIWL_TYPE=siw_lite
 
+# Time bounds scale by SIWL_SLOW: a debug kernel (KASAN, lockdep,
+# kmemleak: scripts/debug-kernel.sh) runs the same work several times
+# slower, and a bound that fits the stock kernel would fail there for
+# nothing.
+siwl_debug_kernel() {
+	grep -qw kasan_save_stack /proc/kallsyms 2>/dev/null
+}
+if [ -z "${SIWL_SLOW:-}" ]; then
+	siwl_debug_kernel && SIWL_SLOW=4 || SIWL_SLOW=1
+fi
+export SIWL_SLOW
+
 # Private scratch directory for this test script.
 SIWL_TMP=$(mktemp -d "${TMPDIR:-/tmp}/siwl-test.XXXXXX")
 
@@ -196,10 +208,11 @@ expect_no_match() {
 	fi
 }
 
-# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.  Device
-# teardown and port events are asynchronous, so tests must not race them.
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds, for
+# SECONDS x SIWL_SLOW at most.  Device teardown and port events are
+# asynchronous, so tests must not race them.
 wait_for() {
-	local deadline=$(($(date +%s) + $1))
+	local deadline=$(($(date +%s) + $1 * SIWL_SLOW))
 	shift
 	while :; do
 		"$@" >/dev/null 2>&1 && return 0

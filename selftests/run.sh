@@ -18,7 +18,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-600}
+# a debug kernel (KASAN in /proc/kallsyms) is several times slower
+slow=1
+grep -qw kasan_save_stack /proc/kallsyms 2>/dev/null && slow=4
+per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-$((600 * slow))}
 filter=${1:-}
 
 if [ "${SIW_LITE_IN_GUEST:-0}" != 1 ]; then
