@@ -234,6 +234,7 @@ struct siwl_rx {
 	u32 need;
 	u16 mpa_len;
 	struct ddp_hdr_info h;
+	struct iw_term term_held;	/* sent once the DDP header is in */
 
 	u32 payload_left;
 	u32 payload_done;

@@ -491,6 +491,25 @@ static int siwl_rx_dispatch(struct siwl_qp *qp)
 }
 
 /*
+ * RFC 5040 section 4.8: the Terminate for an error in a DDP or RDMAP
+ * header echoes that DDP header (D bit). The version and opcode checks
+ * fail on the segment's first two bytes, so gather the rest of its DDP
+ * header first when the segment is long enough to have one. Returns true
+ * when the Terminate is held until then.
+ */
+static bool siwl_rx_hold_term(struct siwl_rx *rx, const struct iw_term *term)
+{
+	u32 dlen = rx->h.tagged ? DDP_TAGGED_HDR_SIZE : DDP_UNTAGGED_HDR_SIZE;
+
+	if (!(term->hdrct & RDMAP_TERM_HDRCT_D) || rx->mpa_len < dlen ||
+	    rx->have >= MPA_HDR_SIZE + dlen)
+		return false;
+	rx->term_held = *term;
+	rx->need = MPA_HDR_SIZE + dlen;
+	return true;
+}
+
+/*
  * The header bytes gathered so far are complete enough to parse. Returns
  * 1 when more header bytes are needed, 0 when the segment is ready for
  * its payload, or a negative errno after failing the QP.
@@ -501,13 +520,17 @@ static int siwl_rx_hdr(struct siwl_qp *qp)
 	struct iw_term term;
 	int rv;
 
+	if (rx->term_held.valid)
+		return siwl_rx_fail(qp, &rx->term_held);
+
 	rx->mpa_len = get_unaligned_be16(rx->hdr);
 	rv = ddp_parse_hdr(rx->hdr + MPA_HDR_SIZE, rx->have - MPA_HDR_SIZE,
 			   rx->mpa_len, &rx->h, &term);
 	if (rv == -EAGAIN) {
 		rx->need = MPA_HDR_SIZE + rx->h.hdr_len;
 	} else if (rv) {
-		return siwl_rx_fail(qp, &term);
+		if (!siwl_rx_hold_term(rx, &term))
+			return siwl_rx_fail(qp, &term);
 	} else if (rx->h.opcode == RDMAP_TERMINATE &&
 		   rx->have < MPA_HDR_SIZE + rx->mpa_len) {
 		/* Parsed as bounded by RDMAP_TERM_MAX_BODY: take it all. */

@@ -35,6 +35,7 @@
 
 import argparse
 import errno
+import fcntl
 import select
 import socket
 import struct
@@ -152,13 +153,36 @@ class SetupFailed(Exception):
     pass
 
 
+TCP_ESTABLISHED = 1
+TCP_CLOSE = 7
+SIOCINQ = 0x541b		# FIONREAD on a TCP socket
+
+
+def tcp_state(sock):
+    """tcpi_state, the first byte of struct tcp_info (linux/tcp.h)."""
+    return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+
+
+def inq(sock):
+    """Bytes received and not yet read, without reading them."""
+    buf = fcntl.ioctl(sock.fileno(), SIOCINQ, b"\0" * 4)
+    return struct.unpack("i", buf)[0]
+
+
 class Peer:
-    def __init__(self, args, directive=b""):
+    def __init__(self, args, directive=b"", rcvbuf=None):
         self.args = args
         self.directive = directive
         self.t0 = time.monotonic()
-        self.sock = socket.create_connection((args.addr, args.port),
-                                             timeout=10)
+        if rcvbuf is None:
+            self.sock = socket.create_connection((args.addr, args.port),
+                                                 timeout=10)
+        else:
+            # before connect: the window offered in the SYN depends on it
+            self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            self.sock.settimeout(10)
+            self.sock.connect((args.addr, args.port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.crc = False
         self.rx = bytearray()
@@ -528,8 +552,10 @@ def c_ddp_ver_u(p):
     p.result()
 
 
-# RFC 5040 7 / 4.8: invalid RDMAP version, remote operation error 0x05.
-@case("rdmap-version", "terminate layer=0 etype=2 ecode=0x05")
+# RFC 5040 7 / 4.8: invalid RDMAP version, remote operation error 0x05;
+# the DDP header is intact, so the Terminate echoes it (M and D).
+@case("rdmap-version",
+      "terminate layer=0 etype=2 ecode=0x05 hdrct=6 echo=match")
 def c_rdmap_ver(p):
     p.connect()
     p.exchange(p.fpdu(p.offending(untagged(OP_SEND, QN_SEND, 1,
@@ -538,7 +564,8 @@ def c_rdmap_ver(p):
 
 
 # RFC 5040 4.8: an undefined opcode is "unexpected OpCode", 0/2/0x06.
-@case("rdmap-opcode-undefined", "terminate layer=0 etype=2 ecode=0x06")
+@case("rdmap-opcode-undefined",
+      "terminate layer=0 etype=2 ecode=0x06 hdrct=6 echo=match")
 def c_rdmap_op(p):
     p.connect()
     p.exchange(p.fpdu(p.offending(untagged(0xb, QN_SEND, 1,
@@ -547,7 +574,8 @@ def c_rdmap_op(p):
 
 
 # An RDMA Write sent as an untagged message: also an unexpected opcode.
-@case("rdmap-opcode-untagged-write", "terminate layer=0 etype=2 ecode=0x06")
+@case("rdmap-opcode-untagged-write",
+      "terminate layer=0 etype=2 ecode=0x06 hdrct=6 echo=match")
 def c_rdmap_op_model(p):
     p.connect()
     p.exchange(p.fpdu(p.offending(untagged(OP_WRITE, QN_SEND, 1,
@@ -853,6 +881,49 @@ def c_len0(p):
     p.result()
 
 
+# A peer that stops reading (RFC 5040 5.4.4 wants a Terminate before the
+# close, but this peer never takes it). Read Requests at the victim's IRD
+# of 4, never a byte read: once the victim's socket is full its responses
+# stay outstanding, the next batch goes over its IRD (an error), and the
+# Terminate for that cannot leave. The victim must give up on it and
+# reset the connection itself (siw_lite: 5 s later), its QP in ERROR,
+# instead of holding the connection for ever.
+STALL_RCVBUF = 4096
+
+
+@case("stalled-reader", "reset-by-victim")
+def c_stalled(p):
+    p.connect()
+    a, k, n = p.mr("ro")
+    t0 = time.monotonic()
+    msn = 1
+    state = TCP_ESTABLISHED
+    while state == TCP_ESTABLISHED and time.monotonic() - t0 < 60:
+        try:
+            p.sock.sendall(b"".join(
+                p.fpdu(read_req(m, 0x5700 + m, 0, n, k, a))
+                for m in range(msn, msn + 4)))
+        except OSError as e:
+            print("send stopped: %s" % e)
+            break
+        msn += 4
+        time.sleep(0.4)
+        state = tcp_state(p.sock)
+    while state == TCP_ESTABLISHED and time.monotonic() - t0 < 60:
+        time.sleep(0.2)
+        state = tcp_state(p.sock)
+    after = time.monotonic() - t0
+    print("%d Read Requests sent, %d bytes arrived unread"
+          % (msn - 1, inq(p.sock)))
+    if state == TCP_CLOSE:
+        print("result reset-by-victim after=%.1f" % after)
+    else:
+        print("result no-reset tcp-state=%d after=%.1f" % (state, after))
+
+
+c_stalled.rcvbuf = STALL_RCVBUF
+
+
 # FPDUs before the MPA Reply break RFC 5044 7.1. They sit in the socket
 # while the ULP decides; once accepted they are ordinary (bad) input:
 # the invalid STag is terminated, or the victim resets. Nothing may be
@@ -1009,7 +1080,8 @@ def run(args, name, tag):
     fn, expect, kind, nrecv, allow = CASES[name]
     print("case %s expect %s" % (name, expect))
     try:
-        p = Peer(args, directive(tag, nrecv, allow))
+        p = Peer(args, directive(tag, nrecv, allow),
+                 getattr(fn, "rcvbuf", None))
     except OSError as e:
         print("result connect-failed %s" % e)
         return
