@@ -54,14 +54,17 @@ lc_wedged() {
 # Path of churn: the host-built one if up to date, else built in the
 # scratch directory (the guest sees the tree read-only).
 lc_churn() {
-	local src=$SIW_LITE_TOP/tools/lifecycle
+	local src=$SIW_LITE_TOP/tools/lifecycle newest
 
-	if [ -x "$src/churn" ] && [ ! "$src/churn.c" -nt "$src/churn" ]; then
+	newest=$(ls -t "$src/churn.c" "$src"/../lib/* "$src/churn" 2>/dev/null |
+		 head -n 1)
+	if [ -x "$src/churn" ] && [ "$newest" = "$src/churn" ]; then
 		echo "$src/churn"
 		return 0
 	fi
 	mkdir -p "$SIWL_TMP/lc" && cp "$src/churn.c" "$src/Makefile" "$SIWL_TMP/lc/" &&
-		make -s -C "$SIWL_TMP/lc" churn >&2 && echo "$SIWL_TMP/lc/churn"
+		make -s -C "$SIWL_TMP/lc" LIB="$SIW_LITE_TOP/tools/lib" churn >&2 &&
+		echo "$SIWL_TMP/lc/churn"
 }
 CHURN=$(lc_churn) || bail "tools/lifecycle/churn does not build"
 

@@ -26,9 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -37,11 +35,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+
+#include "cm.h"	/* tools/lib */
 
 #define MAX_CONNS	64
 #define MSG_SIZE	65536
@@ -86,14 +85,6 @@ static struct {
 	.expect = "ok",
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -102,60 +93,6 @@ static void say(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-static int resolve(const char *host, const char *port, bool passive,
-		   struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-			    (passive ? AI_PASSIVE : 0),
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	int ret;
-
-	ret = getaddrinfo(host, port, &hints, &res);
-	if (ret) {
-		say("error: %s port %s: %s", host ? host : "*", port,
-		    gai_strerror(ret));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
-/*
- * Next CM event within @ms milliseconds (NULL on timeout, errno set).
- * The channel is non-blocking, so a spurious wake-up cannot block us.
- */
-static struct rdma_cm_event *cm_wait(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	double end = now() + ms / 1000.0;
-	int left;
-
-	for (;;) {
-		if (!rdma_get_cm_event(ch, &ev))
-			return ev;
-		if (errno != EAGAIN)
-			return NULL;
-		left = (int)((end - now()) * 1000);
-		if (left <= 0) {
-			errno = ETIMEDOUT;
-			return NULL;
-		}
-		poll(&p, 1, left);
-	}
 }
 
 /* ------------------------------------------------------------ objects */
@@ -276,7 +213,7 @@ static int run_objects(void)
 {
 	struct ibv_device **list, *dev = NULL;
 	struct ibv_context *ctx;
-	double start = now();
+	double start = cm_now();
 	int i, n, rc = 0;
 
 	if (!opt.dev) {
@@ -304,7 +241,7 @@ static int run_objects(void)
 		rc = -1;
 	}
 	say("summary: objects rounds=%d batch=%d (%d objects) %.1fs %s", i,
-	    opt.batch, i * opt.batch * 6, now() - start,
+	    opt.batch, i * opt.batch * 6, cm_now() - start,
 	    rc ? "FAILED" : "ok");
 	return rc ? EXIT_SETUP : EXIT_OK;
 }
@@ -384,8 +321,8 @@ static int ctx_setup(struct ibv_context *ctx)
 		return pd->context == ctx ? 0 : -1;
 	pd = ibv_alloc_pd(ctx);
 	comp = ibv_create_comp_channel(ctx);
-	if (!pd || !comp || set_nonblock(comp->fd) ||
-	    set_nonblock(ctx->async_fd)) {
+	if (!pd || !comp || cm_set_nonblock(comp->fd) ||
+	    cm_set_nonblock(ctx->async_fd)) {
 		say("error: PD/completion channel: %s", strerror(errno));
 		return -1;
 	}
@@ -655,7 +592,7 @@ static bool drain_cq(struct conn *c)
 				conn_error(c, ibv_wc_status_str(wc[i].status));
 				continue;
 			}
-			last_progress = now();
+			last_progress = cm_now();
 			if (wc[i].wr_id == WR_WRITE)
 				c->writes++;
 			else if (wc[i].wr_id >= WR_RECV)
@@ -688,7 +625,7 @@ static void dump_state(int sig)
 			c->closing, c->gone, c->inflight, c->writes);
 	}
 	dprintf(1, "state: verdict %d, %.1fs since progress, port_down %d\n",
-		verdict, now() - last_progress, port_down);
+		verdict, cm_now() - last_progress, port_down);
 }
 
 static void handle_comp(void)
@@ -713,7 +650,7 @@ static void handle_async(void)
 			port_down = true;
 		} else if (ev.event_type == IBV_EVENT_PORT_ACTIVE) {
 			port_down = false;
-			last_progress = now();
+			last_progress = cm_now();
 		} else if (ev.event_type == IBV_EVENT_QP_FATAL ||
 			   ev.event_type == IBV_EVENT_DEVICE_FATAL) {
 			set_verdict(EXIT_ERROR, "fatal async event");
@@ -812,7 +749,7 @@ static void traffic_cm_event(struct rdma_cm_event *ev,
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		c->up = true;
-		last_progress = now();
+		last_progress = cm_now();
 		if (is_server) {
 			server_maybe_go();
 			break;
@@ -899,9 +836,9 @@ static bool stalled(void)
 {
 	double limit = port_down ? opt.down_grace : opt.stall;
 
-	if (now() - last_progress <= limit)
+	if (cm_now() - last_progress <= limit)
 		return false;
-	say("stall: nothing completed for %.1fs%s", now() - last_progress,
+	say("stall: nothing completed for %.1fs%s", cm_now() - last_progress,
 	    port_down ? " with the port down" : "");
 	set_verdict(EXIT_STALL, "stalled");
 	return true;
@@ -917,7 +854,7 @@ static bool stalled(void)
 static void traffic_end(struct rdma_event_channel *ch,
 			struct rdma_cm_id *listen_id)
 {
-	double end = now() + (opt.timeout < END_WAIT ? opt.timeout : END_WAIT);
+	double end = cm_now() + (opt.timeout < END_WAIT ? opt.timeout : END_WAIT);
 	int i;
 
 	for (i = 0; i < nconns; i++) {
@@ -929,7 +866,7 @@ static void traffic_end(struct rdma_event_channel *ch,
 			rdma_disconnect(c->id);
 		}
 	}
-	while (count(is_alive) && now() < end && verdict != EXIT_STALL)
+	while (count(is_alive) && cm_now() < end && verdict != EXIT_STALL)
 		traffic_poll(ch, listen_id, 100);
 	if (count(is_alive))
 		say("%d connections still open; destroying them",
@@ -955,7 +892,7 @@ static int run_traffic(bool server)
 	struct rdma_cm_id *listen_id = NULL;
 	struct rdma_event_channel *ch;
 	struct sockaddr_storage src, dst;
-	double start = now(), ready_at = 0, stop_at;
+	double start = cm_now(), ready_at = 0, stop_at;
 	int i;
 
 	is_server = server;
@@ -965,12 +902,12 @@ static int run_traffic(bool server)
 		return EXIT_SETUP;
 	}
 	ch = rdma_create_event_channel();
-	if (!ch || set_nonblock(ch->fd)) {
+	if (!ch || cm_set_nonblock(ch->fd)) {
 		say("error: event channel: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
 	if (server) {
-		if (resolve(opt.bind, opt.port, true, &src) ||
+		if (cm_resolve("churn", opt.bind, opt.port, true, &src) ||
 		    rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
 		    rdma_bind_addr(listen_id, (struct sockaddr *)&src) ||
 		    rdma_listen(listen_id, 64)) {
@@ -980,9 +917,10 @@ static int run_traffic(bool server)
 		say("listening on %s port %s", opt.bind ? opt.bind : "*",
 		    opt.port);
 	} else {
-		if (!opt.connect || resolve(opt.connect, opt.port, false, &dst))
+		if (!opt.connect ||
+		    cm_resolve("churn", opt.connect, opt.port, false, &dst))
 			return EXIT_SETUP;
-		if (opt.bind && resolve(opt.bind, "0", false, &src))
+		if (opt.bind && cm_resolve("churn", opt.bind, "0", false, &src))
 			return EXIT_SETUP;
 		for (i = 0; i < opt.conns; i++) {
 			struct conn *c = &conns[nconns++];
@@ -1001,7 +939,7 @@ static int run_traffic(bool server)
 
 	/* set-up: every connection up, with HELLO and GO, in time */
 	while (!traffic_ready() && verdict == EXIT_OK) {
-		if (now() - start > opt.timeout) {
+		if (cm_now() - start > opt.timeout) {
 			say("error: %d of %d connections up, %d ready after %ds",
 			    count(is_up), opt.conns, count(is_ready),
 			    opt.timeout);
@@ -1010,7 +948,7 @@ static int run_traffic(bool server)
 		}
 		traffic_poll(ch, listen_id, 200);
 	}
-	ready_at = now();
+	ready_at = cm_now();
 	last_progress = ready_at;
 	stop_at = ready_at + opt.duration;
 
@@ -1020,8 +958,8 @@ static int run_traffic(bool server)
 	 * client disconnected them all.
 	 */
 	while (verdict == EXIT_OK && count(is_alive) && !stalled()) {
-		if (!server && now() >= stop_at) {
-			stop_at = now() + 1e9;
+		if (!server && cm_now() >= stop_at) {
+			stop_at = cm_now() + 1e9;
 			for (i = 0; i < nconns; i++) {
 				conns[i].stopping = true;
 				conns[i].writing = false;
@@ -1033,7 +971,7 @@ static int run_traffic(bool server)
 	traffic_end(ch, listen_id);
 	say("summary: %s conns=%d writes=%lu (%lu MiB) traffic=%.1fs exit=%d (%s)",
 	    server ? "serve" : "pump", nconns, total_writes(),
-	    total_writes() * MSG_SIZE >> 20, now() - ready_at, verdict,
+	    total_writes() * MSG_SIZE >> 20, cm_now() - ready_at, verdict,
 	    verdict_why);
 	return verdict;
 }
@@ -1050,8 +988,8 @@ static int run_accept(void)
 	int rc = EXIT_OK;
 
 	ch = rdma_create_event_channel();
-	if (!ch || set_nonblock(ch->fd) ||
-	    resolve(opt.bind, opt.port, true, &src) ||
+	if (!ch || cm_set_nonblock(ch->fd) ||
+	    cm_resolve("churn", opt.bind, opt.port, true, &src) ||
 	    rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(listen_id, (struct sockaddr *)&src) ||
 	    rdma_listen(listen_id, 64)) {
@@ -1062,7 +1000,7 @@ static int run_accept(void)
 	fflush(stdout);
 
 	while (closed + failed < opt.count || live) {
-		ev = cm_wait(ch, opt.idle * 1000);
+		ev = cm_next(ch, opt.idle * 1000);
 		if (!ev) {
 			if (errno == ETIMEDOUT && !listen_id && !live)
 				break;	/* nothing more can arrive */
@@ -1169,7 +1107,7 @@ static int connect_once(struct rdma_event_channel *ch,
 		goto out;
 	}
 	for (;;) {
-		ev = cm_wait(ch, ms);
+		ev = cm_next(ch, ms);
 		if (!ev) {
 			*how = rdma_event_str(want);
 			ret = -1;
@@ -1220,16 +1158,17 @@ static int run_connect(void)
 	struct rdma_event_channel *ch;
 	int i, ok = 0, refused = 0, hung = 0, r;
 	char first_how[64] = "";
-	double start = now();
+	double start = cm_now();
 	const char *how;
 	int rc = EXIT_OK;
 
-	if (!opt.connect || resolve(opt.connect, opt.port, false, &dst))
+	if (!opt.connect ||
+	    cm_resolve("churn", opt.connect, opt.port, false, &dst))
 		return EXIT_SETUP;
-	if (opt.bind && resolve(opt.bind, "0", false, &src))
+	if (opt.bind && cm_resolve("churn", opt.bind, "0", false, &src))
 		return EXIT_SETUP;
 	ch = rdma_create_event_channel();
-	if (!ch || set_nonblock(ch->fd)) {
+	if (!ch || cm_set_nonblock(ch->fd)) {
 		say("error: event channel: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
@@ -1257,7 +1196,7 @@ static int run_connect(void)
 		rc = EXIT_SETUP;
 	say("summary: connect attempts=%d connected=%d failed=%d (first: %s) hung=%d %.1fs exit=%d",
 	    opt.count, ok, refused, first_how[0] ? first_how : "-", hung,
-	    now() - start, rc);
+	    cm_now() - start, rc);
 	return rc;
 }
 

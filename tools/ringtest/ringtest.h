@@ -98,6 +98,7 @@ struct rt_case {
 extern const struct rt_case *const rt_basic_cases[];
 extern const struct rt_case rt_hostile_cases[];
 
+#include "cm.h"	/* tools/lib */
 #include "tap.h"	/* tools/lib */
 
 /* rt_conn.c */

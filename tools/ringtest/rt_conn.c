@@ -6,13 +6,10 @@
  * channel, the async fd and completion channels are non-blocking.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -21,10 +18,7 @@
 
 double rt_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return cm_now();
 }
 
 double rt_deadline(const struct rt_conn *c)
@@ -32,101 +26,10 @@ double rt_deadline(const struct rt_conn *c)
 	return rt_now() + c->o->timeout;
 }
 
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-static int resolve(const char *host, const char *port, bool passive,
-		   struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-			    (passive ? AI_PASSIVE : 0),
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	int ret;
-
-	ret = getaddrinfo(host, port, &hints, &res);
-	if (ret) {
-		fprintf(stderr, "ringtest: %s port %s: %s\n", host, port,
-			gai_strerror(ret));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
 /* ------------------------------------------------------------ events */
 
-/* Events for another id (the next connect request) wait here. */
-#define STASH_MAX 8
-static struct rdma_cm_event *stash[STASH_MAX];
-static unsigned int nstash;
-
-static struct rdma_cm_event *stash_take(struct rdma_cm_id *id, int type)
-{
-	struct rdma_cm_event *ev;
-	unsigned int i;
-
-	for (i = 0; i < nstash; i++) {
-		ev = stash[i];
-		if ((!id || ev->id == id) &&
-		    (type < 0 || (int)ev->event == type)) {
-			memmove(&stash[i], &stash[i + 1],
-				(nstash - i - 1) * sizeof(stash[0]));
-			nstash--;
-			return ev;
-		}
-	}
-	return NULL;
-}
-
-static void stash_put(struct rdma_cm_event *ev)
-{
-	if (nstash == STASH_MAX) {
-		tap_diag("dropping CM event %s", rdma_event_str(ev->event));
-		rdma_ack_cm_event(ev);
-		return;
-	}
-	stash[nstash++] = ev;
-}
-
-static struct rdma_cm_event *cm_get(struct rdma_event_channel *ech, int ms)
-{
-	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (!rdma_get_cm_event(ech, &ev))
-		return ev;
-	if (ms > 0 && poll(&pfd, 1, ms) > 0 && !rdma_get_cm_event(ech, &ev))
-		return ev;
-	return NULL;
-}
-
-/* The next event of @id (a connect request when NULL) until @deadline. */
-static struct rdma_cm_event *cm_wait(struct rdma_event_channel *ech,
-				     struct rdma_cm_id *id, double deadline)
-{
-	int type = id ? -1 : RDMA_CM_EVENT_CONNECT_REQUEST;
-	struct rdma_cm_event *ev = stash_take(id, type);
-
-	while (!ev && rt_now() < deadline) {
-		ev = cm_get(ech, 50);
-		if (!ev)
-			continue;
-		if (id ? ev->id == id :
-			 ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			break;
-		stash_put(ev);
-		ev = NULL;
-	}
-	return ev;
-}
+/* Events for another id (the next connect request) wait here (cm.h). */
+static struct cm_stash stash;
 
 static void handle_async(struct rt_conn *c)
 {
@@ -165,9 +68,9 @@ void rt_events(struct rt_conn *c, int ms)
 
 	if (ms > 0)
 		poll(pfd, 2, ms);
-	while ((ev = cm_get(c->ech, 0))) {
+	while ((ev = cm_next(c->ech, 0))) {
 		if (ev->id != c->id) {
-			stash_put(ev);
+			cm_stash_put(&stash, ev);
 			continue;
 		}
 		tap_info("%s: %s: CM event %s (status %d)", c->tc->name,
@@ -399,13 +302,13 @@ static int conn_resources(struct rt_conn *c)
 	struct ibv_qp_init_attr qa;
 
 	c->verbs = c->id->verbs;
-	set_nonblock(c->verbs->async_fd);
+	cm_set_nonblock(c->verbs->async_fd);
 	c->pd = ibv_alloc_pd(c->verbs);
 	if (!c->pd)
 		goto err;
 	if (cfg->channel) {
 		c->cch = ibv_create_comp_channel(c->verbs);
-		if (!c->cch || set_nonblock(c->cch->fd))
+		if (!c->cch || cm_set_nonblock(c->cch->fd))
 			goto err;
 	}
 	c->scq = ibv_create_cq(c->verbs, cfg->scqe, c, NULL, 0);
@@ -475,10 +378,7 @@ static void conn_destroy(struct rt_conn *c)
 		       "%s: %s: QP, CQs and PD destroyed (%d %d %d %d)",
 		       c->tc->name, c->role, rq, rr, rs, rp);
 	if (c->id) {
-		struct rdma_cm_event *ev;
-
-		while ((ev = stash_take(c->id, -1)))
-			rdma_ack_cm_event(ev);
+		cm_stash_purge(&stash, c->id);
 		rdma_destroy_id(c->id);
 	}
 }
@@ -533,7 +433,7 @@ static bool client_connect(struct rt_conn *c, struct sockaddr_storage *dst,
 		tap_diag("rdma_create_id/resolve_addr: %s", strerror(errno));
 		return false;
 	}
-	ev = cm_wait(c->ech, c->id, rt_deadline(c) + 5);
+	ev = cm_wait_for(c->ech, &stash, c->id, rt_deadline(c) + 5);
 	ok = ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED;
 	if (ev)
 		rdma_ack_cm_event(ev);
@@ -541,7 +441,7 @@ static bool client_connect(struct rt_conn *c, struct sockaddr_storage *dst,
 		tap_diag("%s: client: address resolution failed", c->tc->name);
 		return false;
 	}
-	ev = cm_wait(c->ech, c->id, rt_deadline(c) + 5);
+	ev = cm_wait_for(c->ech, &stash, c->id, rt_deadline(c) + 5);
 	ok = ev && ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED;
 	if (ev)
 		rdma_ack_cm_event(ev);
@@ -558,7 +458,7 @@ static bool client_connect(struct rt_conn *c, struct sockaddr_storage *dst,
 			 strerror(errno));
 		return false;
 	}
-	ev = cm_wait(c->ech, c->id, rt_deadline(c));
+	ev = cm_wait_for(c->ech, &stash, c->id, rt_deadline(c));
 	if (!ev) {
 		tap_diag("%s: client: no answer to connect", c->tc->name);
 		return false;
@@ -592,7 +492,7 @@ static void client_case(const struct rt_opts *o, const struct rt_case *tc,
 		c->tc = tc;
 		c->role = "client";
 		c->ech = rdma_create_event_channel();
-		if (!c->ech || set_nonblock(c->ech->fd)) {
+		if (!c->ech || cm_set_nonblock(c->ech->fd)) {
 			tap_diag("rdma_create_event_channel: %s",
 				 strerror(errno));
 			tap_ok(false, "%s: client: connected", tc->name);
@@ -621,7 +521,7 @@ int rt_client(const struct rt_opts *o)
 	struct sockaddr_storage dst;
 	unsigned int i;
 
-	if (resolve(o->addr, o->port, false, &dst))
+	if (cm_resolve("ringtest", o->addr, o->port, false, &dst))
 		return 1;
 	for (i = 0; i < o->ncases; i++)
 		client_case(o, o->cases[i], &dst, !i);
@@ -640,7 +540,7 @@ static void server_case(const struct rt_opts *o, const struct rt_case *tc,
 	bool ok;
 
 	/* the client may take a while to tear its previous case down */
-	ev = cm_wait(ech, NULL, rt_now() + 3.0 * o->timeout);
+	ev = cm_wait_for(ech, &stash, NULL, rt_now() + 3.0 * o->timeout);
 	if (!ev) {
 		tap_ok(false, "%s: server: a client connects", tc->name);
 		return;
@@ -672,7 +572,7 @@ static void server_case(const struct rt_opts *o, const struct rt_case *tc,
 	}
 	conn_param(&param, NULL, 0);
 	ok = !rdma_accept(c->id, &param);
-	ev = ok ? cm_wait(ech, c->id, rt_deadline(c)) : NULL;
+	ev = ok ? cm_wait_for(ech, &stash, c->id, rt_deadline(c)) : NULL;
 	ok = ev && ev->event == RDMA_CM_EVENT_ESTABLISHED;
 	if (ev)
 		rdma_ack_cm_event(ev);
@@ -694,10 +594,10 @@ int rt_server(const struct rt_opts *o)
 	struct sockaddr_storage ss;
 	unsigned int i;
 
-	if (resolve(host, o->port, true, &ss))
+	if (cm_resolve("ringtest", host, o->port, true, &ss))
 		return 1;
 	ech = rdma_create_event_channel();
-	if (!ech || set_nonblock(ech->fd) ||
+	if (!ech || cm_set_nonblock(ech->fd) ||
 	    rdma_create_id(ech, &listen_id, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(listen_id, (struct sockaddr *)&ss) ||
 	    rdma_listen(listen_id, 8)) {

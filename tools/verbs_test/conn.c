@@ -9,13 +9,10 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
@@ -25,22 +22,12 @@
 
 double vt_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return cm_now();
 }
 
 double vt_deadline(const struct vt_conn *c)
 {
 	return vt_now() + c->o->timeout;
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
 void *vt_alloc(size_t len)
@@ -113,114 +100,10 @@ static void reject_pdata(uint8_t *buf, uint64_t seed, uint8_t kind)
 		    VT_REJ_LEN - 5);
 }
 
-static int resolve(const char *host, const char *port, bool passive,
-		   struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-			    (passive ? AI_PASSIVE : 0),
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	int ret;
-
-	ret = getaddrinfo(host, port, &hints, &res);
-	if (ret) {
-		fprintf(stderr, "verbs_test: %s port %s: %s\n", host, port,
-			gai_strerror(ret));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
 /* ---------------------------------------------------------- CM events */
 
-/*
- * Server connections share the listener's event channel; events for an
- * id other than the one waited for (the next client's connect request)
- * are kept here until asked for.  Every event is acknowledged as soon as
- * its contents are consumed: rdma_destroy_id() waits for that.
- */
-#define STASH_MAX 16
-static struct rdma_cm_event *stash[STASH_MAX];
-static unsigned int nstash;
-
-static void stash_put(struct rdma_cm_event *ev)
-{
-	if (nstash == STASH_MAX) {
-		tap_diag("dropping CM event %s", rdma_event_str(ev->event));
-		rdma_ack_cm_event(ev);
-		return;
-	}
-	stash[nstash++] = ev;
-}
-
-static struct rdma_cm_event *stash_take(struct rdma_cm_id *id, int type)
-{
-	struct rdma_cm_event *ev;
-	unsigned int i;
-
-	for (i = 0; i < nstash; i++) {
-		ev = stash[i];
-		if ((!id || ev->id == id) && (type < 0 || (int)ev->event == type)) {
-			memmove(&stash[i], &stash[i + 1],
-				(nstash - i - 1) * sizeof(stash[0]));
-			nstash--;
-			return ev;
-		}
-	}
-	return NULL;
-}
-
-/* Acknowledge whatever is stashed for @id (before destroying it). */
-static void stash_purge(struct rdma_cm_id *id)
-{
-	struct rdma_cm_event *ev;
-
-	while ((ev = stash_take(id, -1)))
-		rdma_ack_cm_event(ev);
-}
-
-static struct rdma_cm_event *cm_get(struct rdma_event_channel *ech, int ms)
-{
-	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(ech, &ev) == 0)
-		return ev;
-	if (errno != EAGAIN && errno != EWOULDBLOCK)
-		return NULL;
-	if (ms > 0 && poll(&pfd, 1, ms) > 0 && rdma_get_cm_event(ech, &ev) == 0)
-		return ev;
-	return NULL;
-}
-
-/*
- * The next event for @id (a connect request for the listener when @id is
- * NULL) until @deadline; events for other ids are stashed.  NULL on
- * timeout.
- */
-static struct rdma_cm_event *cm_wait(struct rdma_event_channel *ech,
-				     struct rdma_cm_id *id, double deadline)
-{
-	struct rdma_cm_event *ev;
-	int type = id ? -1 : RDMA_CM_EVENT_CONNECT_REQUEST;
-
-	ev = stash_take(id, type);
-	while (!ev && vt_now() < deadline) {
-		ev = cm_get(ech, 50);
-		if (!ev)
-			continue;
-		if (id ? ev->id == id :
-			 ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			break;
-		stash_put(ev);
-		ev = NULL;
-	}
-	return ev;
-}
+/* Events for another id than the one waited for (cm.h). */
+static struct cm_stash stash;
 
 static void handle_async(struct vt_conn *c)
 {
@@ -264,7 +147,7 @@ static void handle_cm(struct vt_conn *c, struct rdma_cm_event *ev)
 		}
 		rdma_ack_cm_event(ev);
 	} else {
-		stash_put(ev);
+		cm_stash_put(&stash, ev);
 	}
 }
 
@@ -278,7 +161,7 @@ void vt_events(struct vt_conn *c, int ms)
 
 	if (ms > 0)
 		poll(pfd, 2, ms);
-	while ((ev = cm_get(c->ech, 0)))
+	while ((ev = cm_next(c->ech, 0)))
 		handle_cm(c, ev);
 	handle_async(c);
 }
@@ -528,7 +411,7 @@ static int conn_resources(struct vt_conn *c)
 			 c->rname, strerror(errno));
 		return -1;
 	}
-	set_nonblock(c->verbs->async_fd);
+	cm_set_nonblock(c->verbs->async_fd);
 	max_sge = VT_MIN(6, c->dattr.max_sge);
 
 	c->pd = ibv_alloc_pd(c->verbs);
@@ -536,7 +419,7 @@ static int conn_resources(struct vt_conn *c)
 		goto err;
 	if (cfg.rcq_channel) {
 		c->cch = ibv_create_comp_channel(c->verbs);
-		if (!c->cch || set_nonblock(c->cch->fd))
+		if (!c->cch || cm_set_nonblock(c->cch->fd))
 			goto err;
 	}
 	c->scq = ibv_create_cq(c->verbs, cfg.max_send_wr + VT_CTRL_SLOTS + 1,
@@ -616,7 +499,7 @@ static void conn_destroy(struct vt_conn *c)
 	if (c->verbs)
 		handle_async(c);
 	if (c->id) {
-		stash_purge(c->id);
+		cm_stash_purge(&stash, c->id);
 		rdma_destroy_id(c->id);
 	}
 }
@@ -701,7 +584,7 @@ static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 	}
 	/* a little longer than the CM's own timeout, to get its verdict */
 	deadline = vt_deadline(c) + 5;
-	ev = cm_wait(c->ech, c->id, deadline);
+	ev = cm_wait_for(c->ech, &stash, c->id, deadline);
 	if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
 		tap_diag("%s: client: address resolution: %s", c->test->name,
 			 ev ? rdma_event_str(ev->event) : "timed out");
@@ -715,7 +598,7 @@ static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 			 strerror(errno));
 		return CONN_FAIL;
 	}
-	ev = cm_wait(c->ech, c->id, vt_deadline(c) + 5);
+	ev = cm_wait_for(c->ech, &stash, c->id, vt_deadline(c) + 5);
 	if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) {
 		tap_diag("%s: client: route resolution: %s", c->test->name,
 			 ev ? rdma_event_str(ev->event) : "timed out");
@@ -738,7 +621,7 @@ static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 			 strerror(errno));
 		return CONN_FAIL;
 	}
-	ev = cm_wait(c->ech, c->id, vt_deadline(c));
+	ev = cm_wait_for(c->ech, &stash, c->id, vt_deadline(c));
 	if (!ev) {
 		tap_diag("%s: client: no answer to the connect within %us",
 			 c->test->name, c->o->timeout);
@@ -811,8 +694,8 @@ void vt_run_client(const struct vt_opts *o, const struct vt_test *t,
 	struct vt_conn *c;
 	int r;
 
-	if (resolve(o->addr, o->port, false, &dst) ||
-	    (o->bind && resolve(o->bind, "0", false, &src))) {
+	if (cm_resolve("verbs_test", o->addr, o->port, false, &dst) ||
+	    (o->bind && cm_resolve("verbs_test", o->bind, "0", false, &src))) {
 		tap_ok(false, "%s: client: connected", t->name);
 		return;
 	}
@@ -837,7 +720,7 @@ void vt_run_client(const struct vt_opts *o, const struct vt_test *t,
 		if (o->no_empty)
 			c->mine.flags |= VT_PD_NO_EMPTY;
 		c->ech = rdma_create_event_channel();
-		if (!c->ech || set_nonblock(c->ech->fd)) {
+		if (!c->ech || cm_set_nonblock(c->ech->fd)) {
 			tap_diag("rdma_create_event_channel: %s",
 				 strerror(errno));
 			tap_ok(false, "%s: client: connected", t->name);
@@ -892,10 +775,10 @@ int vt_server_listen(const struct vt_opts *o, struct rdma_event_channel **ech,
 	struct sockaddr_storage ss;
 	const char *host = o->bind ? o->bind : "0.0.0.0";
 
-	if (resolve(host, o->port, true, &ss))
+	if (cm_resolve("verbs_test", host, o->port, true, &ss))
 		return -1;
 	*ech = rdma_create_event_channel();
-	if (!*ech || set_nonblock((*ech)->fd)) {
+	if (!*ech || cm_set_nonblock((*ech)->fd)) {
 		fprintf(stderr, "verbs_test: rdma_create_event_channel: %s\n",
 			strerror(errno));
 		return -1;
@@ -938,7 +821,7 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 	bool ok;
 
 	/* the client may take a while to finish its previous test */
-	ev = cm_wait(ech, NULL, vt_now() + 2.0 * o->timeout);
+	ev = cm_wait_for(ech, &stash, NULL, vt_now() + 2.0 * o->timeout);
 	if (!ev) {
 		tap_ok(false, "%s: server: a client connects within %us",
 		       t->name, 2 * o->timeout);
@@ -1015,7 +898,7 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 		tap_ok(false, "%s: server: connected", t->name);
 		goto out;
 	}
-	ev = cm_wait(ech, c->id, vt_deadline(c));
+	ev = cm_wait_for(ech, &stash, c->id, vt_deadline(c));
 	ok = ev && ev->event == RDMA_CM_EVENT_ESTABLISHED;
 	if (!ok)
 		tap_diag("%s: server: after accept: %s", t->name,

@@ -41,6 +41,7 @@ struct vt_opts {
 };
 
 /* ------------------------------------------------------------------ TAP */
+#include "cm.h"	/* tools/lib */
 #include "tap.h"	/* tools/lib; tap_info() only with --verbose */
 
 /* -------------------------------------------------------------- pattern */
