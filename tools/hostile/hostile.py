@@ -924,6 +924,40 @@ def c_stalled(p):
 c_stalled.rcvbuf = STALL_RCVBUF
 
 
+# Markers nobody negotiated (the Request had no M flag, RFC 5044 7.1.2)
+# are stream data to the victim. A peer that sends them anyway puts one
+# every 512 octets of the FPDU stream (RFC 5044 section 5: reserved 16
+# bits, then the offset back to the start of the FPDU it sits in). The
+# one at offset 0 would read as ULPDU_Length 0 (mpa-len-zero); these
+# cases send one 1000-byte Write with the marker at offset 512 only.
+def marker_write(p):
+    a, k, n = p.mr("rw")
+    fp = p.fpdu(tagged(OP_WRITE, k, a, bytes(range(250)) * 4))
+    return fp[:512] + struct.pack(">HH", 0, 512) + fp[512:]
+
+
+# With CRCs the marker inside the FPDU is a CRC error, 2/0/0x02.
+@case("markers-unnegotiated-crc", "terminate layer=2 etype=0 ecode=0x02",
+      allow=[("rw", 0, 1000)])
+def c_markers_crc(p):
+    p.connect(flags=FLAG_C)
+    p.exchange(marker_write(p))
+    p.result()
+
+
+# Without CRCs the Write's 1000 bytes (marker included) go where the
+# Write may write; its last 4 bytes then sit where the CRC field should
+# be, and the real CRC field (zero) reads as ULPDU_Length 0, 2/0/0x03.
+@case("markers-unnegotiated", "terminate layer=2 etype=0 ecode=0x03",
+      allow=[("rw", 0, 1000)])
+def c_markers(p):
+    p.connect()
+    data = marker_write(p)
+    p.offending(b"")
+    p.exchange(data)
+    p.result()
+
+
 # FPDUs before the MPA Reply break RFC 5044 7.1. They sit in the socket
 # while the ULP decides; once accepted they are ordinary (bad) input:
 # the invalid STag is terminated, or the victim resets. Nothing may be
