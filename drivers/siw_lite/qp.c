@@ -522,6 +522,7 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct siwl_device *sdev = qp->sdev;
 	struct siwl_cep *cep;
 	unsigned long flags;
+	int i;
 
 	mutex_lock(&qp->modify_mutex);
 	spin_lock_irqsave(&qp->lock, flags);
@@ -559,7 +560,11 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->rx_lock);
 
 	siwl_qp_uring_destroy(qp);
-	kvfree(qp->tx.buf);
+	kvfree(qp->tx.copy_buf);
+	/* TCP may hold on to them a little longer: its references free them. */
+	for (i = 0; i < SIWL_TX_PAGES; i++)
+		if (qp->tx.pages[i])
+			put_page(qp->tx.pages[i]);
 	kfree(qp->irq);
 	kfree(qp->orq);
 	kvfree(qp->rq);
@@ -1118,12 +1123,13 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 	rtr = siwl_rtr_pick(p->rtr);
 
 	mutex_lock(&qp->modify_mutex);
-	if (!tx->buf) {
-		tx->buf = kvmalloc(SIWL_TX_BUF_SIZE, GFP_KERNEL);
-		if (!tx->buf) {
+	if (!tx->copy_buf) {
+		tx->copy_buf = kvmalloc(SIWL_TX_BUF_SIZE, GFP_KERNEL);
+		if (!tx->copy_buf) {
 			rv = -ENOMEM;
 			goto out;
 		}
+		tx->buf = tx->copy_buf;
 		tx->buf_size = SIWL_TX_BUF_SIZE;
 	}
 	/* A previous connection's work must be over before TX is reset. */

@@ -174,8 +174,14 @@ struct siwl_term {
 /*
  * The transmit buffer holds consecutive FPDUs of one message, handed to
  * TCP in one call: per-call costs are paid per buffer, not per segment.
+ * Buffers are pages that TCP takes by reference (tx.c, tx_sendpage); one
+ * is written again only after TCP has let go of it, so a few rotate, and
+ * a buffer TCP copies from stands in when none is free.
  */
-#define SIWL_TX_BUF_SIZE	(4 * SIWL_TX_MAX_FPDU)
+#define SIWL_TX_BUF_ORDER	4
+#define SIWL_TX_BUF_SIZE	(PAGE_SIZE << SIWL_TX_BUF_ORDER)
+#define SIWL_TX_PAGES		8
+static_assert(SIWL_TX_BUF_SIZE >= 2 * SIWL_TX_MAX_FPDU);
 
 /* Transmit state; one transmitter at a time touches it (tx.c). */
 enum siwl_tx_kind {
@@ -189,6 +195,9 @@ enum siwl_tx_kind {
 struct siwl_tx {
 	u8 *buf;		/* FPDUs of one message, framed and CRCed */
 	u32 buf_size;
+	struct page *buf_page;	/* @buf's page, or NULL for @copy_buf */
+	u8 *copy_buf;		/* TCP copies from this one */
+	struct page *pages[SIWL_TX_PAGES];	/* allocated as needed */
 	u32 fpdu_len;		/* bytes of @buf to send (whole FPDUs) */
 	u32 fpdu_sent;
 	bool fpdu_ends_msg;	/* @buf ends with the message's last segment */

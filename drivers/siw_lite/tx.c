@@ -12,8 +12,10 @@
  *
  * Each FPDU is built whole in a per-QP buffer: headers, payload copied
  * from the source memory, PAD and CRC. That costs a copy but makes resuming
- * a partly sent FPDU trivial and keeps the CRC a single pass over
- * contiguous bytes.
+ * a partly sent FPDU trivial, keeps the CRC a single pass over contiguous
+ * bytes, and lets a WR complete as soon as TCP has its bytes. The buffers
+ * are pages TCP takes by reference (kernel_sendpage()), so that copy is
+ * the only one on the way out: TCP does not copy them again.
  *
  * Scheduling, at FPDU boundaries: a pending Terminate first; then the
  * message in progress; then a new message, alternating between the send
@@ -41,6 +43,11 @@
 #define SIWL_TX_BUDGET		16
 /* Smallest ULPDU we frame, whatever the MSS: progress over efficiency. */
 #define SIWL_TX_MIN_ULPDU	256
+
+static bool tx_sendpage = true;
+module_param(tx_sendpage, bool, 0644);
+MODULE_PARM_DESC(tx_sendpage,
+		 "Hand FPDU buffers to TCP by reference instead of having it copy them (default: on)");
 
 enum siwl_step {
 	SIWL_STEP_IDLE,		/* nothing to do, or waiting on someone */
@@ -326,6 +333,40 @@ static ssize_t siwl_tx_build_one(struct siwl_qp *qp, u8 *buf, u32 size,
 }
 
 /*
+ * Picks the buffer the next FPDUs are built in. A page still referenced by
+ * TCP (its skbs wait for an ACK, or sit in a local peer's receive queue)
+ * must not be written: take a free one, a new one while there is room, or
+ * else the buffer TCP copies from.
+ */
+static void siwl_tx_pick_buf(struct siwl_tx *tx)
+{
+	struct page *pg;
+	int i;
+
+	tx->buf = tx->copy_buf;
+	tx->buf_page = NULL;
+	if (!READ_ONCE(tx_sendpage))
+		return;
+	for (i = 0; i < SIWL_TX_PAGES; i++) {
+		pg = tx->pages[i];
+		if (!pg) {
+			pg = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NORETRY |
+					 __GFP_NOWARN, SIWL_TX_BUF_ORDER);
+			if (!pg)
+				return;
+			tx->pages[i] = pg;
+		} else if (page_count(pg) != 1) {
+			continue;
+		}
+		/* TCP's last put_page() is ordered before our writes. */
+		smp_mb();
+		tx->buf = page_address(pg);
+		tx->buf_page = pg;
+		return;
+	}
+}
+
+/*
  * Fills tx->buf with the next FPDUs of the current message, as many whole
  * ones as fit. Each stays sized by MULPDU, so TCP, cutting the stream at
  * MSS boundaries, keeps them aligned with its segments (RFC 5044 section
@@ -337,6 +378,7 @@ static int siwl_tx_build(struct siwl_qp *qp)
 	bool last = false;
 	ssize_t len;
 
+	siwl_tx_pick_buf(tx);
 	tx->fpdu_len = 0;
 	tx->fpdu_sent = 0;
 	do {
@@ -355,6 +397,7 @@ static int siwl_tx_build_term(struct siwl_qp *qp, const struct siwl_term *t)
 	struct siwl_tx *tx = &qp->tx;
 	ssize_t len;
 
+	siwl_tx_pick_buf(tx);
 	len = rdmap_build_terminate(tx->buf + MPA_HDR_SIZE,
 				    tx->buf_size - MPA_HDR_SIZE,
 				    tx->next_msn[RDMAP_QN_TERMINATE]++,
@@ -429,16 +472,23 @@ static int siwl_tx_send(struct siwl_qp *qp, struct socket *sock)
 	unsigned long flags;
 	struct msghdr msg;
 	struct kvec iov;
-	int rv;
+	int rv, mflags;
 
 	while (tx->fpdu_sent < tx->fpdu_len) {
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		mflags = MSG_DONTWAIT | MSG_NOSIGNAL;
 		if (!tx->fpdu_ends_msg)
-			msg.msg_flags |= MSG_MORE;
-		iov.iov_base = tx->buf + tx->fpdu_sent;
-		iov.iov_len = tx->fpdu_len - tx->fpdu_sent;
-		rv = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
+			mflags |= MSG_MORE;
+		if (tx->buf_page) {
+			rv = kernel_sendpage(sock, tx->buf_page, tx->fpdu_sent,
+					     tx->fpdu_len - tx->fpdu_sent,
+					     mflags);
+		} else {
+			memset(&msg, 0, sizeof(msg));
+			msg.msg_flags = mflags;
+			iov.iov_base = tx->buf + tx->fpdu_sent;
+			iov.iov_len = tx->fpdu_len - tx->fpdu_sent;
+			rv = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
+		}
 		if (rv == -EAGAIN)
 			return SIWL_STEP_IDLE;	/* sk_write_space resumes */
 		if (rv <= 0) {
