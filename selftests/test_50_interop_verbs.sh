@@ -61,9 +61,8 @@ cell() {
 	shift 6
 	dp_vt_cell "$name" "$label" "$tests" "$@"
 	# a known gap that struck before any connection leaves nothing to check
-	if [ -n "$DP_VT_EVIDENCE" ] && $DP_VT_EVIDENCE &&
-	   grep -q "^summary: 0 MPA connections" \
-		<<<"$(python3 "$DP_WIRECHECK" "$DP_CAP_FILE" 2>/dev/null)"; then
+	if [ -n "$DP_VT_EVIDENCE" ] && $DP_VT_EVIDENCE && dp_wire_report &&
+	   grep -q "^summary: 0 MPA connections" "$DP_WIRE_REPORT"; then
 		skip "wire conformance: verbs_test $tests $label" \
 			"no connection: known peer gap ($DP_VT_KNOWN_WHY)"
 	else

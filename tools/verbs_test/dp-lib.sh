@@ -384,6 +384,24 @@ _dp_peer_sent_wrong_bytes() {
 	[ "$n" -ge "$bad" ]
 }
 
+# dp_wire_report: wirecheck's text report (with --payloads) on the last
+# capture, in the file $DP_WIRE_REPORT; made once per capture, since a
+# cell may ask it several questions.  Status 1 when there is none.
+DP_WIRE_REPORT=""
+_DP_WIRE_REPORT_OF=""
+dp_wire_report() {
+	local key
+
+	[ -f "$DP_WIRECHECK" ] && [ -s "$DP_CAP_FILE" ] || return 1
+	DP_WIRE_REPORT=$SIWL_TMP/wire_report.txt
+	key="$DP_CAP_FILE $(stat -c '%Y %s' "$DP_CAP_FILE")"
+	if [ "$key" != "$_DP_WIRE_REPORT_OF" ]; then
+		python3 "$DP_WIRECHECK" --payloads "$DP_CAP_FILE" \
+			>"$DP_WIRE_REPORT" 2>&1
+		_DP_WIRE_REPORT_OF=$key
+	fi
+}
+
 # dp_wire_has DIR ERE: does wirecheck's text report on the last capture
 # have a line matching ERE for direction DIR ("I->R", "R->I", or "peer"
 # and "ours" relative to dp_orient)?  Violation and note lines read
@@ -397,12 +415,9 @@ dp_wire_has() {
 	peer) dir=$DP_PEER_DIR ;;
 	ours) [ "$DP_PEER_DIR" = "I->R" ] && dir="R->I" || dir="I->R" ;;
 	esac
-	[ -f "$DP_WIRECHECK" ] && [ -s "$DP_CAP_FILE" ] || return 1
-	# whole report first: grep -q stopping early must not fail a pipe
-	python3 "$DP_WIRECHECK" --payloads "$DP_CAP_FILE" \
-		>"$SIWL_TMP/wire_has.txt" 2>&1
+	dp_wire_report || return 1
 	grep -Eq -- "^ *(VIOLATION |note |payload )?$dir:? .*$re" \
-		"$SIWL_TMP/wire_has.txt"
+		"$DP_WIRE_REPORT"
 }
 
 # dp_cap_run NAME TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...: dp_run
