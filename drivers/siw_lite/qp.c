@@ -522,7 +522,6 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct siwl_device *sdev = qp->sdev;
 	struct siwl_cep *cep;
 	unsigned long flags;
-	int i;
 
 	mutex_lock(&qp->modify_mutex);
 	spin_lock_irqsave(&qp->lock, flags);
@@ -560,11 +559,8 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->rx_lock);
 
 	siwl_qp_uring_destroy(qp);
+	siwl_tx_release_pages(qp);
 	kvfree(qp->tx.copy_buf);
-	/* TCP may hold on to them a little longer: its references free them. */
-	for (i = 0; i < SIWL_TX_PAGES; i++)
-		if (qp->tx.pages[i])
-			put_page(qp->tx.pages[i]);
 	kfree(qp->irq);
 	kfree(qp->orq);
 	kvfree(qp->rq);
@@ -1219,6 +1215,14 @@ void siwl_qp_llp_down(struct siwl_qp *qp)
 
 	/* Waits for a send in progress; afterwards TX sees !tx_enabled. */
 	siwl_qp_sync(qp);
+	/*
+	 * A user's post transmits outside the work item, under tx_mutex
+	 * only: it may still hold the socket the CEP is about to release.
+	 * Once it is out, the buffers TCP no longer needs can go too.
+	 */
+	mutex_lock(&qp->tx_mutex);
+	siwl_tx_release_pages(qp);
+	mutex_unlock(&qp->tx_mutex);
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->sock = NULL;

@@ -174,7 +174,7 @@ struct siwl_term {
 /*
  * The transmit buffer holds consecutive FPDUs of one message, handed to
  * TCP in one call: per-call costs are paid per buffer, not per segment.
- * Buffers are pages that TCP takes by reference (tx.c, tx_sendpage); one
+ * Buffers are pages that TCP takes by reference (tx.c, tx_pages); one
  * is written again only after TCP has let go of it, so a few rotate, and
  * a buffer TCP copies from stands in when none is free.
  */
@@ -443,6 +443,7 @@ void siwl_urq_flush_locked(struct siwl_qp *qp, bool discard);
 void siwl_uring_reset(struct siwl_qp *qp);
 
 void siwl_qp_tx_direct(struct siwl_qp *qp);
+void siwl_tx_release_pages(struct siwl_qp *qp);
 void siwl_qp_kick(struct siwl_qp *qp);
 void siwl_qp_reap_locked(struct siwl_qp *qp);
 void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,

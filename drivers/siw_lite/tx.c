@@ -14,8 +14,9 @@
  * from the source memory, PAD and CRC. That costs a copy but makes resuming
  * a partly sent FPDU trivial, keeps the CRC a single pass over contiguous
  * bytes, and lets a WR complete as soon as TCP has its bytes. The buffers
- * are pages TCP takes by reference (kernel_sendpage()), so that copy is
- * the only one on the way out: TCP does not copy them again.
+ * are pages TCP takes by reference (kernel_sendpage(), tx_pages of them
+ * rotate), so that copy is the only one on the way out: TCP does not copy
+ * them again.
  *
  * Scheduling, at FPDU boundaries: a pending Terminate first; then the
  * message in progress; then a new message, alternating between the send
@@ -39,15 +40,15 @@
 #include "mpa_wire.h"
 #include "qp.h"
 
-/* Buffers (of up to four FPDUs) per run before yielding. */
+/* Buffers (up to 64 KiB of FPDUs each) per run before yielding. */
 #define SIWL_TX_BUDGET		16
 /* Smallest ULPDU we frame, whatever the MSS: progress over efficiency. */
 #define SIWL_TX_MIN_ULPDU	256
 
-static bool tx_sendpage = true;
-module_param(tx_sendpage, bool, 0644);
-MODULE_PARM_DESC(tx_sendpage,
-		 "Hand FPDU buffers to TCP by reference instead of having it copy them (default: on)");
+static unsigned int tx_pages = SIWL_TX_PAGES;
+module_param(tx_pages, uint, 0644);
+MODULE_PARM_DESC(tx_pages,
+		 "FPDU buffers per QP that TCP takes by reference, up to 8; 0: TCP copies every buffer (default: 8)");
 
 enum siwl_step {
 	SIWL_STEP_IDLE,		/* nothing to do, or waiting on someone */
@@ -340,18 +341,18 @@ static ssize_t siwl_tx_build_one(struct siwl_qp *qp, u8 *buf, u32 size,
  */
 static void siwl_tx_pick_buf(struct siwl_tx *tx)
 {
+	unsigned int i, n = min_t(unsigned int, READ_ONCE(tx_pages),
+				  SIWL_TX_PAGES);
 	struct page *pg;
-	int i;
 
 	tx->buf = tx->copy_buf;
 	tx->buf_page = NULL;
-	if (!READ_ONCE(tx_sendpage))
-		return;
-	for (i = 0; i < SIWL_TX_PAGES; i++) {
+	for (i = 0; i < n; i++) {
 		pg = tx->pages[i];
 		if (!pg) {
-			pg = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NORETRY |
-					 __GFP_NOWARN, SIWL_TX_BUF_ORDER);
+			/* No reclaim in a user's post: the copy will do. */
+			pg = alloc_pages(GFP_NOWAIT | __GFP_COMP | __GFP_NOWARN,
+					 SIWL_TX_BUF_ORDER);
 			if (!pg)
 				return;
 			tx->pages[i] = pg;
@@ -364,6 +365,24 @@ static void siwl_tx_pick_buf(struct siwl_tx *tx)
 		tx->buf_page = pg;
 		return;
 	}
+}
+
+/*
+ * Drops our references to the buffers, between connections and at the
+ * end: TCP's own references keep a page it still sends from.
+ */
+void siwl_tx_release_pages(struct siwl_qp *qp)
+{
+	struct siwl_tx *tx = &qp->tx;
+	int i;
+
+	for (i = 0; i < SIWL_TX_PAGES; i++) {
+		if (tx->pages[i])
+			put_page(tx->pages[i]);
+		tx->pages[i] = NULL;
+	}
+	tx->buf = tx->copy_buf;
+	tx->buf_page = NULL;
 }
 
 /*

@@ -100,6 +100,7 @@ void cm_stash_put(struct cm_stash *s, struct rdma_cm_event *ev)
 {
 	if (s->n == CM_STASH_MAX) {
 		printf("# dropping CM event %s\n", rdma_event_str(ev->event));
+		fflush(stdout);
 		rdma_ack_cm_event(ev);
 		return;
 	}
@@ -112,13 +113,13 @@ struct rdma_cm_event *cm_wait_for(struct rdma_event_channel *ch,
 {
 	int type = id ? -1 : RDMA_CM_EVENT_CONNECT_REQUEST;
 	struct rdma_cm_event *ev = cm_stash_take(s, id, type);
-	int ms;
+	double left;
 
 	while (!ev) {
-		ms = (int)((deadline - cm_now()) * 1000);
-		if (ms <= 0)
+		left = deadline - cm_now();
+		if (left <= 0)
 			return NULL;
-		ev = cm_next(ch, ms < 50 ? ms : 50);
+		ev = cm_next(ch, left < 0.05 ? (int)(left * 1000) + 1 : 50);
 		if (!ev)
 			continue;
 		if (id ? ev->id == id :
