@@ -18,10 +18,14 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-# a debug kernel (KASAN in /proc/kallsyms) is several times slower
-slow=1
-grep -qw kasan_save_stack /proc/kallsyms 2>/dev/null && slow=4
-per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-$((600 * slow))}
+# A debug kernel (KASAN in /proc/kallsyms) is several times slower: found
+# once here for every test (lib.sh looks itself only when run alone).
+if [ -z "${SIWL_SLOW:-}" ]; then
+	SIWL_SLOW=1
+	grep -qw kasan_save_stack /proc/kallsyms 2>/dev/null && SIWL_SLOW=4
+fi
+export SIWL_SLOW
+per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-$((600 * SIWL_SLOW))}
 filter=${1:-}
 
 if [ "${SIW_LITE_IN_GUEST:-0}" != 1 ]; then
