@@ -621,10 +621,16 @@ static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 			 strerror(errno));
 		return CONN_FAIL;
 	}
-	ev = cm_wait_for(c->ech, &stash, c->id, vt_deadline(c));
+	/*
+	 * The server accepts only once it has finished the previous test,
+	 * whose last wait may itself take the whole timeout (a peer that
+	 * never completes a WR), so one timeout is not enough here.
+	 */
+	ev = cm_wait_for(c->ech, &stash, c->id,
+			 vt_deadline(c) + c->o->timeout + 5);
 	if (!ev) {
 		tap_diag("%s: client: no answer to the connect within %us",
-			 c->test->name, c->o->timeout);
+			 c->test->name, 2 * c->o->timeout + 5);
 		return CONN_FAIL;
 	}
 	type = ev->event;
