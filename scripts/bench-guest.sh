@@ -17,9 +17,18 @@
 #   --margin S         perftest -f: seconds left out at both ends (1)
 #   --lat-iters N      iterations per latency run (1000)
 #   --retries N        repeats of a run that gave no valid value (1)
-#   --profile          after the rounds, profile one siw_lite ib_write_bw
-#                      64 KiB and one ib_write_lat 8 B run (perf, or ftrace
-#                      if perf cannot record)
+#   --bw-tests LIST    bandwidth programs (default: ib_write_bw ib_send_bw
+#                      ib_read_bw); --lat-tests LIST likewise for latency
+#   --bw-sizes LIST    message sizes for bandwidth (64 4096 65536 1048576);
+#                      --lat-sizes LIST likewise for latency (8 4096)
+#   --siw-lite-params P  module parameters for siw_lite's insmod
+#                      ("tx_handoff=0 sq_poll_us=100")
+#   --profile          after the rounds, profile siw_lite runs (perf on
+#                      the cpu-clock, or ftrace if perf cannot record):
+#                      ib_write_bw 64 KiB and 64 B, ib_send_bw 64 KiB,
+#                      ib_write_lat and ib_send_lat 8 B
+#   --profile-runs L   profile these instead ("ib_write_bw:64 ..."); implies
+#                      --profile
 #   -h, --help
 #
 # The set-up: namespaces bench-A and bench-B joined by the veth pair
@@ -68,6 +77,12 @@ margin=1
 lat_iters=1000
 retries=1
 profile=0
+BW_TESTS="ib_write_bw ib_send_bw ib_read_bw"
+LAT_TESTS="ib_write_lat ib_send_lat ib_read_lat"
+BW_SIZES="64 4096 65536 1048576"
+LAT_SIZES="8 4096"
+siwl_params=""
+PROFILE_RUNS="ib_write_bw:65536 ib_write_bw:64 ib_send_bw:65536 ib_write_lat:8 ib_send_lat:8"
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -80,6 +95,12 @@ while [ $# -gt 0 ]; do
 	--lat-iters)	lat_iters=${2:?}; shift 2 ;;
 	--retries)	retries=${2:?}; shift 2 ;;
 	--profile)	profile=1; shift ;;
+	--bw-tests)	BW_TESTS=${2?}; shift 2 ;;
+	--lat-tests)	LAT_TESTS=${2?}; shift 2 ;;
+	--bw-sizes)	BW_SIZES=${2?}; shift 2 ;;
+	--lat-sizes)	LAT_SIZES=${2?}; shift 2 ;;
+	--siw-lite-params) siwl_params=${2?}; shift 2 ;;
+	--profile-runs)	PROFILE_RUNS=${2?}; profile=1; shift 2 ;;
 	-h|--help)	usage 0 ;;
 	*)		echo "bench-guest: unknown argument $1" >&2; usage 2 >&2 ;;
 	esac
@@ -91,6 +112,8 @@ die() {
 }
 
 [ -n "$out" ] || { echo "bench-guest: --out is required" >&2; exit 2; }
+[[ $siwl_params =~ ^[a-z0-9_=\ ]*$ ]] ||
+	{ echo "bench-guest: --siw-lite-params takes name=value words" >&2; exit 2; }
 for v in rounds duration margin lat_iters retries; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || { echo "bench-guest: --${v/_/-} must be a number" >&2; exit 2; }
 done
@@ -115,11 +138,6 @@ IP_R=192.0.2.65
 PORT=21000
 SRV_RC=0
 CLI_RC=0
-
-BW_TESTS="ib_write_bw ib_send_bw ib_read_bw"
-LAT_TESTS="ib_write_lat ib_send_lat ib_read_lat"
-BW_SIZES="64 4096 65536 1048576"
-LAT_SIZES="8 4096"
 
 log() {
 	echo "bench: $*"
@@ -223,7 +241,8 @@ peer_up() {
 		LOADED=tcp
 		return 0 ;;
 	siw_lite)
-		load_deps "$SIWL_KO" && insmod "$SIWL_KO" || return 1 ;;
+		# shellcheck disable=SC2086 # one word per parameter
+		load_deps "$SIWL_KO" && insmod "$SIWL_KO" $siwl_params || return 1 ;;
 	siw)
 		[ -n "$siw_ko" ] && [ -f "$siw_ko" ] || { echo "no siw.ko" >&2; return 1; }
 		load_deps "$siw_ko" && insmod "$siw_ko" || return 1 ;;
@@ -553,29 +572,32 @@ block() {
 # ------------------------------------------------------------ profile
 
 # Profile one run of TEST at SIZE over siw_lite into $out/profile/.
+# perf samples every CPU on the cpu-clock (TCG has no PMU) for a fixed
+# time that covers the run, without call graphs: with -g, perf under TCG
+# fell so far behind that the run never ended.  Every step is time-bound.
 profile_run() {
 	local t=$1 size=$2 name=prof-$1-$2 pdir=$out/profile tr=/sys/kernel/tracing
+	local secs=$((duration + 25)) ppid
 	mkdir -p "$pdir"
 	peer_up siw_lite || { log "profile: cannot set up siw_lite"; return 1; }
-	if perf record -a -g -o "$TMP/probe.data" -- true >/dev/null 2>&1; then
-		# perf needs seconds under TCG before it records (it first walks
-		# every process): start it before the run and give it time.
-		perf record -a -g -F 499 --no-buildid -o "$TMP/$name.data" >"$pdir/$name.record.log" 2>&1 &
-		local ppid=$!
-		sleep 5
+	if timeout 60 perf record -a -e cpu-clock -o "$TMP/probe.data" -- true >/dev/null 2>&1; then
+		timeout -s INT $((secs + 60)) perf record -a -e cpu-clock -F 499 --no-buildid \
+			-o "$TMP/$name.data" -- sleep "$secs" >"$pdir/$name.record.log" 2>&1 &
+		ppid=$!
+		# perf first walks every process, which takes seconds under TCG
+		sleep 8
 		PAIR_HOOK=true
 		case $t in *_bw) perf_bw_once "$t" "$size" "$name" ;; *) perf_lat_once "$t" "$size" "$name" ;; esac
 		PAIR_HOOK=""
-		kill -INT "$ppid"
 		wait "$ppid"
 		log "profile $t $size B: ${VAL_BW:+$VAL_BW MiB/s}${VAL_LAT:+$VAL_LAT us}"
-		sleep 1
-		perf report -i "$TMP/$name.data" --stdio --no-children \
-			--sort comm,dso,symbol --percent-limit 0.5 -g none \
+		timeout 300 perf report -i "$TMP/$name.data" --stdio --no-children \
+			--sort comm,dso,symbol --percent-limit 0.3 \
 			>"$pdir/$name.flat.txt" 2>"$pdir/$name.err"
-		perf report -i "$TMP/$name.data" --stdio --children \
-			--sort symbol --percent-limit 2 -g graph,0.5,caller \
-			>"$pdir/$name.callgraph.txt" 2>>"$pdir/$name.err"
+		timeout 300 perf report -i "$TMP/$name.data" --stdio --no-children \
+			--sort dso,symbol --percent-limit 0.3 \
+			>"$pdir/$name.sym.txt" 2>>"$pdir/$name.err"
+		rm -f "$TMP/$name.data"
 		log "profile $t $size B (perf): $pdir/$name.flat.txt"
 	else
 		[ -d $tr ] || mount -t tracefs nodev $tr 2>/dev/null
@@ -588,7 +610,7 @@ profile_run() {
 			sort -k2,2nr | head -n 200 >"$pdir/$name.ftrace.txt"
 		log "profile $t $size B (ftrace): $pdir/$name.ftrace.txt"
 	fi
-	head -n 60 "$pdir/$name".*.txt 2>/dev/null | sed 's/^/    /'
+	grep -v '^#' "$pdir/$name".sym.txt 2>/dev/null | grep -v '^$' | head -n 40 | sed 's/^/    /'
 }
 
 # ------------------------------------------------------------ main
@@ -606,6 +628,7 @@ profile_run() {
 	echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null)"
 	echo "iperf3 $(dpkg-query -W -f '${Version}' iperf3 2>/dev/null)"
 	echo "siw_ko ${siw_ko:-none}"
+	echo "siw_lite_params ${siwl_params:-none}"
 	echo "start $(date -u +%FT%TZ)"
 } >"$out/meta.txt"
 
@@ -640,8 +663,9 @@ peer_down
 
 [ "$profile" = 0 ] || {
 	log "---- profile ----"
-	profile_run ib_write_bw 65536
-	profile_run ib_write_lat 8
+	for pt in $PROFILE_RUNS; do
+		profile_run "${pt%:*}" "${pt#*:}"
+	done
 	peer_down
 }
 echo "end $(date -u +%FT%TZ)" >>"$out/meta.txt"

@@ -25,8 +25,9 @@
 #   --lat-iters N      iterations per latency run (default 1000, quick 200)
 #   --retries N        repeats of a run without a valid value (default 1)
 #   --peers LIST       subset of "siw_lite siw rxe tcp" (quoted list)
-#   --profile          also profile one siw_lite ib_write_bw 64 KiB and one
-#                      ib_write_lat 8 B run (perf record -a -g, or ftrace);
+#   --profile          also profile siw_lite in ib_write_bw 64 KiB and 64 B,
+#                      ib_send_bw 64 KiB, ib_write_lat and ib_send_lat 8 B
+#                      (perf record -a on the cpu-clock, or ftrace);
 #                      reports land in LOGDIR/bench/profile/
 #   --out DIR          where benchmark.md and benchmark.png go (default
 #                      Documentation/, or the log directory with --quick)

@@ -534,7 +534,7 @@ static void siwl_sk_data_ready(struct sock *sk)
 	cep = sk->sk_user_data;
 	if (cep) {
 		if (cep->rx_qp)
-			siwl_qp_rx(cep->rx_qp, sk);
+			siwl_qp_data_ready(cep->rx_qp, sk);
 		else
 			siwl_cep_event(cep, SIWL_EV_DATA);
 	}

@@ -26,7 +26,8 @@
  * synchronously; ib core handlers (softirq, workqueue) and uverbs do not.
  *
  * Contexts: RX runs from sk_data_ready (BH, or the socket owner's
- * release_sock()), one pass at a time per socket. Everything that needs
+ * release_sock()), or with rx_defer in rx_work on another CPU, one pass
+ * at a time per socket. Everything that needs
  * process context or must be serialized with transmit runs in one work item
  * per QP (tx_work on siwl_qp_wq): transmission, flushing in ERROR, the
  * asynchronous event and the calls into the connection manager. Only that
@@ -163,6 +164,17 @@ struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn)
 void siwl_qp_kick(struct siwl_qp *qp)
 {
 	queue_work(siwl_qp_wq, &qp->tx_work);
+}
+
+/* Queues @work on the next CPU after this one, to run beside us. */
+void siwl_queue_elsewhere(struct work_struct *work)
+{
+	int cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	/* A CPU going offline meanwhile only means another one runs it. */
+	queue_work_on(cpu, siwl_qp_wq, work);
 }
 
 static enum ib_wc_opcode siwl_wc_opcode(u32 wr_opcode)
@@ -445,6 +457,7 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->rx_lock);
 	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->tx_work, siwl_qp_tx_work);
+	INIT_WORK(&qp->rx_work, siwl_qp_rx_work);
 	INIT_WORK(&qp->event_work, siwl_qp_event_work);
 	INIT_DELAYED_WORK(&qp->term_work, siwl_qp_term_work);
 
@@ -552,6 +565,7 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* First: it may queue tx_work. */
 	cancel_delayed_work_sync(&qp->term_work);
 	cancel_work_sync(&qp->tx_work);
+	cancel_work_sync(&qp->rx_work);
 	cancel_work_sync(&qp->event_work);
 
 	spin_lock_bh(&qp->rx_lock);
@@ -1215,6 +1229,8 @@ void siwl_qp_llp_down(struct siwl_qp *qp)
 
 	/* Waits for a send in progress; afterwards TX sees !tx_enabled. */
 	siwl_qp_sync(qp);
+	/* The CM no longer calls us for this socket: nothing queues it. */
+	cancel_work_sync(&qp->rx_work);
 	/*
 	 * A user's post transmits outside the work item, under tx_mutex
 	 * only: it may still hold the socket the CEP is about to release.

@@ -204,6 +204,7 @@ struct siwl_tx {
 
 	enum siwl_tx_kind kind;	/* message being segmented */
 	u32 sq_idx;		/* SIWL_TX_SQ: free-running SQ position */
+	u32 sq_first;		/* SIWL_TX_SQ: first message ending in @buf */
 	u32 msg_len;
 	u32 msg_sent;		/* payload bytes framed so far */
 	u32 mulpdu;		/* per message, from the current MSS */
@@ -350,6 +351,7 @@ struct siwl_qp {
 	 */
 	struct mutex tx_mutex;
 	struct work_struct tx_work;
+	struct work_struct rx_work;	/* RX moved off the softirq (rx_defer) */
 	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp.c. */
 	struct work_struct event_work;
 	/* Ends a TERMINATE whose Terminate cannot leave (peer not reading). */
@@ -379,6 +381,8 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 
 /* sk_data_ready of an RTS socket (BH context, socket callback lock held). */
 void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk);
+void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk);
+void siwl_qp_rx_work(struct work_struct *work);
 
 /* sk_write_space of an RTS socket: TX may continue. Any context. */
 void siwl_qp_tx_wakeup(struct siwl_qp *qp);
@@ -445,6 +449,8 @@ void siwl_uring_reset(struct siwl_qp *qp);
 void siwl_qp_tx_direct(struct siwl_qp *qp);
 void siwl_tx_release_pages(struct siwl_qp *qp);
 void siwl_qp_kick(struct siwl_qp *qp);
+void siwl_queue_elsewhere(struct work_struct *work);
+bool siwl_tx_handoff_locked(struct siwl_qp *qp);
 void siwl_qp_reap_locked(struct siwl_qp *qp);
 void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
 			 const void *bad, u32 bad_len, u16 bad_seg_len);

@@ -216,7 +216,7 @@ bool siwl_usq_refill_locked(struct siwl_qp *qp)
 void siwl_usq_doorbell(struct siwl_qp *qp)
 {
 	unsigned long flags;
-	bool tx;
+	bool tx, handoff;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/* In ERROR every post rings, to have its WQEs flushed at once. */
@@ -228,8 +228,12 @@ void siwl_usq_doorbell(struct siwl_qp *qp)
 	if (!tx && qp->state != SIWL_QPS_ERROR)
 		/* Queued for later (IDLE): transmit will look again. */
 		WRITE_ONCE(qp->usq.hdr->flags, SIW_LITE_SQ_DOORBELL);
+	/* The flag stays clear until the worker finds the ring empty. */
+	handoff = tx && siwl_tx_handoff_locked(qp);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (tx)
+	if (handoff)
+		siwl_queue_elsewhere(&qp->tx_work);
+	else if (tx)
 		siwl_qp_tx_direct(qp);
 }
 

@@ -14,9 +14,10 @@
  * before a mismatch is never reported (RFC 5041 section 5.2 allows placing
  * before validation as long as nothing is delivered).
  *
- * RX runs in BH context (or in the socket owner's release_sock()), one pass
- * at a time per socket, under qp->rx_lock: nothing here sleeps, and MR
- * references are dropped at the end of every segment.
+ * RX runs in BH context (or in the socket owner's release_sock(), or in
+ * rx_work, see siwl_qp_data_ready()), one pass at a time per socket, under
+ * qp->rx_lock: nothing here sleeps, and MR references are dropped at the
+ * end of every segment.
  *
  * Messages: a Send's segments must arrive back to back with increasing MO
  * (TCP is in order and senders segment messages sequentially); tagged
@@ -36,6 +37,11 @@
 #define SIWL_RX_HDR_START	(MPA_HDR_SIZE + 2)
 
 #define HDRCT_MD		(RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D)
+
+static unsigned int rx_defer;
+module_param(rx_defer, uint, 0644);
+MODULE_PARM_DESC(rx_defer,
+		 "Unread bytes on a connection from which placement moves from the softirq to a worker on another CPU; 0: never (default: 0)");
 
 static const struct iw_term siwl_rx_term_local = {
 	.valid = 1,
@@ -899,4 +905,43 @@ void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk)
 	if (qp->rx_enabled)
 		tcp_read_sock(sk, &desc, siwl_rx_actor);
 	spin_unlock_bh(&qp->rx_lock);
+}
+
+/*
+ * sk_data_ready. Placement normally runs right here, in the softirq that
+ * TCP received in, which is the sender's CPU when the peer is local. With
+ * rx_defer, a burst of at least that many unread bytes is placed by a
+ * worker on another CPU instead, so that copying into consumer memory
+ * overlaps with the protocol work on this one; a small message is still
+ * placed at once, for its latency.
+ */
+void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk)
+{
+	u32 min = READ_ONCE(rx_defer);
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (min && in_serving_softirq() && num_online_cpus() > 1 &&
+	    READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq) >= min) {
+		siwl_queue_elsewhere(&qp->rx_work);
+		return;
+	}
+	siwl_qp_rx(qp, sk);
+}
+
+void siwl_qp_rx_work(struct work_struct *work)
+{
+	struct siwl_qp *qp = container_of(work, struct siwl_qp, rx_work);
+	struct sock *sk = NULL;
+	unsigned long flags;
+
+	/* siwl_qp_llp_down() waits for us before the socket goes. */
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->sock)
+		sk = qp->sock->sk;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!sk)
+		return;
+	lock_sock(sk);
+	siwl_qp_rx(qp, sk);
+	release_sock(sk);
 }

@@ -50,6 +50,17 @@ module_param(tx_pages, uint, 0644);
 MODULE_PARM_DESC(tx_pages,
 		 "FPDU buffers per QP that TCP takes by reference, up to 8; 0: TCP copies every buffer (default: 8)");
 
+static bool tx_handoff = true;
+module_param(tx_handoff, bool, 0644);
+MODULE_PARM_DESC(tx_handoff,
+		 "A user doorbell rung while the connection has unacknowledged data hands transmission to a worker on another CPU (default: on)");
+
+static unsigned int sq_poll_us;
+module_param(sq_poll_us, uint, 0644);
+MODULE_PARM_DESC(sq_poll_us,
+		 "Microseconds the transmit worker keeps polling a user send ring after it ran dry, up to 1000; posts in that time need no doorbell (default: 0, off)");
+#define SIWL_SQ_POLL_MAX_US	1000
+
 enum siwl_step {
 	SIWL_STEP_IDLE,		/* nothing to do, or waiting on someone */
 	SIWL_STEP_MORE,		/* progress made: run again */
@@ -385,32 +396,6 @@ void siwl_tx_release_pages(struct siwl_qp *qp)
 	tx->buf_page = NULL;
 }
 
-/*
- * Fills tx->buf with the next FPDUs of the current message, as many whole
- * ones as fit. Each stays sized by MULPDU, so TCP, cutting the stream at
- * MSS boundaries, keeps them aligned with its segments (RFC 5044 section
- * 4.5). Returns 0, or a negative errno after failing the QP.
- */
-static int siwl_tx_build(struct siwl_qp *qp)
-{
-	struct siwl_tx *tx = &qp->tx;
-	bool last = false;
-	ssize_t len;
-
-	siwl_tx_pick_buf(tx);
-	tx->fpdu_len = 0;
-	tx->fpdu_sent = 0;
-	do {
-		len = siwl_tx_build_one(qp, tx->buf + tx->fpdu_len,
-					tx->buf_size - tx->fpdu_len, &last);
-		if (len < 0)
-			return len;
-		tx->fpdu_len += len;
-	} while (!last && tx->buf_size - tx->fpdu_len >= SIWL_TX_MAX_FPDU);
-	tx->fpdu_ends_msg = last;
-	return 0;
-}
-
 static int siwl_tx_build_term(struct siwl_qp *qp, const struct siwl_term *t)
 {
 	struct siwl_tx *tx = &qp->tx;
@@ -443,6 +428,7 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 	struct siwl_tx *tx = &qp->tx;
 	struct siwl_sqe *sqe;
 	unsigned long flags;
+	u32 pos;
 
 	if (!tx->fpdu_ends_msg)
 		return;
@@ -450,14 +436,19 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 	spin_lock_irqsave(&qp->lock, flags);
 	switch (tx->kind) {
 	case SIWL_TX_SQ:
-		sqe = siwl_tx_sqe(qp, tx->sq_idx);
-		/* A Read is complete only when its response has arrived. */
-		if (!siwl_is_read(sqe->opcode) &&
-		    !(sqe->flags & SIWL_WQE_DONE)) {
-			sqe->status = IB_WC_SUCCESS;
-			sqe->flags |= SIWL_WQE_DONE;
-			siwl_qp_reap_locked(qp);
+		/* Every message from sq_first on ends in this buffer. */
+		for (pos = tx->sq_first; pos != tx->sq_idx + 1; pos++) {
+			if (pos - qp->sq_tail >= qp->sq_head - qp->sq_tail)
+				continue;	/* flushed and reaped */
+			sqe = siwl_tx_sqe(qp, pos);
+			/* A Read completes only when its response arrives. */
+			if (!siwl_is_read(sqe->opcode) &&
+			    !(sqe->flags & SIWL_WQE_DONE)) {
+				sqe->status = IB_WC_SUCCESS;
+				sqe->flags |= SIWL_WQE_DONE;
+			}
 		}
+		siwl_qp_reap_locked(qp);
 		break;
 	case SIWL_TX_IRQ:
 		if (qp->irq_count) {
@@ -569,8 +560,12 @@ static int siwl_tx_local_op(struct siwl_qp *qp, u32 pos)
 	return SIWL_STEP_MORE;
 }
 
-/* Starts the SQ WQE at @pos; the caller saw it was not blocked. */
-static int siwl_tx_start_sq(struct siwl_qp *qp, struct socket *sock, u32 pos)
+/*
+ * Starts the SQ WQE at @pos; the caller saw it was not blocked, and with
+ * @checked that its SGEs are valid.
+ */
+static int siwl_tx_start_sq(struct siwl_qp *qp, struct socket *sock, u32 pos,
+			    bool checked)
 {
 	struct siwl_sqe *sqe = siwl_tx_sqe(qp, pos);
 	struct siwl_tx *tx = &qp->tx;
@@ -587,7 +582,7 @@ static int siwl_tx_start_sq(struct siwl_qp *qp, struct socket *sock, u32 pos)
 		siwl_tx_fail_sqe(qp, pos, IB_WC_LOC_QP_OP_ERR);
 		return SIWL_STEP_MORE;
 	}
-	if (!(sqe->flags & SIWL_WQE_INLINE)) {
+	if (!checked && !(sqe->flags & SIWL_WQE_INLINE)) {
 		rv = siwl_tx_check_sges(qp, sqe,
 					read ? IB_ACCESS_LOCAL_WRITE : 0);
 		if (rv) {
@@ -629,6 +624,105 @@ static int siwl_tx_start_sq(struct siwl_qp *qp, struct socket *sock, u32 pos)
 	else if (sqe->opcode != IB_WR_RDMA_WRITE)
 		tx->msn = tx->next_msn[RDMAP_QN_SEND]++;
 	return -EINPROGRESS;
+}
+
+/*
+ * With the end of a message in the buffer, starts the next SQ message if
+ * it is one FPDU that fits whole in the @room left: a run of small
+ * messages then goes to TCP in one call, mostly in one segment, instead
+ * of one call and one segment each. Only a WQE that can start without a
+ * local error is taken; one that fails does so in a later step, after
+ * the messages built before it have gone out.
+ */
+static bool siwl_tx_chain(struct siwl_qp *qp, struct socket *sock, u32 room)
+{
+	struct siwl_sqe *sqe = NULL;
+	unsigned long flags;
+	u32 pos = 0, ulpdu;
+	bool read;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	/* A Terminate, an RTR or a waiting Read Response goes first. */
+	if (qp->state != SIWL_QPS_RTS || qp->tx_rtr || qp->tx_hold ||
+	    qp->irq_count || qp->term_valid)
+		goto out;
+	if (qp->sq_next == qp->sq_head && qp->usq.hdr)
+		siwl_usq_fetch_locked(qp);
+	if (qp->sq_next == qp->sq_head)
+		goto out;
+	pos = qp->sq_next;
+	sqe = siwl_tx_sqe(qp, pos);
+	if ((sqe->flags & SIWL_WQE_DONE) || siwl_sq_blocked(qp, sqe))
+		sqe = NULL;
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!sqe)
+		return false;
+
+	read = false;
+	switch (sqe->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
+		ulpdu = ddp_hdr_len(RDMAP_SEND);
+		break;
+	case IB_WR_RDMA_WRITE:
+		ulpdu = ddp_hdr_len(RDMAP_RDMA_WRITE);
+		break;
+	case IB_WR_RDMA_READ:
+		if (!qp->ord)
+			return false;
+		read = true;
+		ulpdu = ddp_hdr_len(RDMAP_RDMA_READ_REQ);
+		break;
+	default:
+		return false;	/* local operations take their own step */
+	}
+	if (!read) {
+		if (sqe->total_len > SIWL_TX_MAX_ULPDU)
+			return false;
+		ulpdu += sqe->total_len;
+	}
+	if (ulpdu > siwl_tx_mulpdu(qp, sock) || mpa_fpdu_len(ulpdu) > room)
+		return false;
+	if (!(sqe->flags & SIWL_WQE_INLINE) &&
+	    siwl_tx_check_sges(qp, sqe, read ? IB_ACCESS_LOCAL_WRITE : 0))
+		return false;
+	return siwl_tx_start_sq(qp, sock, pos, true) == -EINPROGRESS;
+}
+
+/*
+ * Fills tx->buf with the next FPDUs of the current message, as many whole
+ * ones as fit, and then small messages that follow it. Each FPDU stays
+ * sized by MULPDU, so TCP, cutting the stream at MSS boundaries, keeps
+ * them aligned with its segments (RFC 5044 section 4.5). Returns 0, or a
+ * negative errno after failing the QP.
+ */
+static int siwl_tx_build(struct siwl_qp *qp, struct socket *sock)
+{
+	struct siwl_tx *tx = &qp->tx;
+	bool last = false;
+	ssize_t len;
+
+	siwl_tx_pick_buf(tx);
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+	tx->sq_first = tx->sq_idx;
+	for (;;) {
+		do {
+			len = siwl_tx_build_one(qp, tx->buf + tx->fpdu_len,
+						tx->buf_size - tx->fpdu_len,
+						&last);
+			if (len < 0)
+				return len;
+			tx->fpdu_len += len;
+		} while (!last &&
+			 tx->buf_size - tx->fpdu_len >= SIWL_TX_MAX_FPDU);
+		if (!last || tx->kind != SIWL_TX_SQ ||
+		    !siwl_tx_chain(qp, sock, tx->buf_size - tx->fpdu_len))
+			break;
+	}
+	tx->fpdu_ends_msg = last;
+	return 0;
 }
 
 enum siwl_pick { SIWL_PICK_NONE, SIWL_PICK_RTR, SIWL_PICK_IRQ, SIWL_PICK_SQ };
@@ -736,7 +830,7 @@ static int siwl_tx_step(struct siwl_qp *qp)
 			tx->mulpdu = siwl_tx_mulpdu(qp, sock);
 			break;
 		case SIWL_PICK_SQ:
-			rv = siwl_tx_start_sq(qp, sock, pos);
+			rv = siwl_tx_start_sq(qp, sock, pos, false);
 			if (rv != -EINPROGRESS)
 				return rv;
 			break;
@@ -747,7 +841,7 @@ static int siwl_tx_step(struct siwl_qp *qp)
 		spin_unlock_irqrestore(&qp->lock, flags);
 	}
 
-	if (siwl_tx_build(qp))
+	if (siwl_tx_build(qp, sock))
 		return SIWL_STEP_MORE;
 	return siwl_tx_send(qp, sock);
 }
@@ -784,19 +878,65 @@ static void siwl_tx_deferred(struct siwl_qp *qp)
 	}
 }
 
+/*
+ * SQ polling (sq_poll_us): with the send ring empty, keeps the doorbell
+ * flag clear and watches the producer index for a while, so that a
+ * sender posting again soon needs no system call. Ends with the flag set
+ * again, by the same protocol as siwl_usq_refill_locked(). True if WQEs
+ * arrived.
+ */
+static bool siwl_tx_poll_sq(struct siwl_qp *qp)
+{
+	u32 us = min_t(u32, READ_ONCE(sq_poll_us), SIWL_SQ_POLL_MAX_US);
+	struct siw_lite_ring *hdr = qp->usq.hdr;
+	unsigned long flags;
+	bool more = false;
+	u64 end;
+
+	if (!us || !hdr)
+		return false;
+	spin_lock_irqsave(&qp->lock, flags);
+	if (!qp->tx_enabled || qp->state != SIWL_QPS_RTS || qp->tx_hold) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return false;
+	}
+	WRITE_ONCE(hdr->flags, 0);
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	end = ktime_get_ns() + us * NSEC_PER_USEC;
+	while (!more && ktime_get_ns() < end && !need_resched()) {
+		more = READ_ONCE(hdr->prod) != READ_ONCE(qp->sq_head);
+		cpu_relax();
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (!more) {
+		WRITE_ONCE(hdr->flags, SIW_LITE_SQ_DOORBELL);
+		smp_mb();	/* flag before index: pairs with the provider's */
+		more = READ_ONCE(hdr->prod) != qp->sq_head;
+		if (more && qp->state != SIWL_QPS_ERROR)
+			WRITE_ONCE(hdr->flags, 0);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return more;
+}
+
 void siwl_qp_tx_work(struct work_struct *work)
 {
 	struct siwl_qp *qp = container_of(work, struct siwl_qp, tx_work);
 	int budget = SIWL_TX_BUDGET;
 
 	mutex_lock(&qp->tx_mutex);
-	while (siwl_tx_step(qp) == SIWL_STEP_MORE) {
-		if (!--budget) {
-			/* Let other QPs' work run; we come back. */
-			siwl_qp_kick(qp);
-			break;
+	do {
+		while (siwl_tx_step(qp) == SIWL_STEP_MORE) {
+			if (!--budget) {
+				/* Let other QPs' work run; we come back. */
+				siwl_qp_kick(qp);
+				goto out;
+			}
 		}
-	}
+	} while (siwl_tx_poll_sq(qp));
+out:
 	mutex_unlock(&qp->tx_mutex);
 	siwl_tx_deferred(qp);
 }
@@ -829,3 +969,25 @@ void siwl_qp_tx_direct(struct siwl_qp *qp)
 	if (kick)
 		siwl_qp_kick(qp);
 }
+
+/*
+ * Whether a doorbell should hand transmission to a worker instead of
+ * sending in the poster's system call. It does while TCP has data of
+ * ours unacknowledged: the poster is streaming, not waiting for an
+ * answer, so the rate counts more than this message's latency. The
+ * worker then runs on another CPU, the doorbell stays quiet while it
+ * works, and the poster goes on posting without system calls into
+ * buffers the worker sends many messages at a time (siwl_tx_chain()).
+ * Called with qp->lock held, which keeps qp->sock.
+ */
+bool siwl_tx_handoff_locked(struct siwl_qp *qp)
+{
+	const struct tcp_sock *tp;
+
+	lockdep_assert_held(&qp->lock);
+	if (!READ_ONCE(tx_handoff) || !qp->sock || num_online_cpus() < 2)
+		return false;
+	tp = tcp_sk(qp->sock->sk);
+	return READ_ONCE(tp->snd_nxt) != READ_ONCE(tp->snd_una);
+}
+
