@@ -7,13 +7,13 @@
 # by reference (tx_pages=1: whenever TCP still holds it, TX builds in the
 # buffer TCP copies from), and with none (tx_pages=0: TCP copies all);
 # then with every doorbell transmitting in the poster's system call
-# (tx_handoff=0), and with the worker polling the send ring
-# (sq_poll_us=200).
+# (tx_handoff=0), with the worker polling the send ring (sq_poll_us=200),
+# and with every receive placed by the RX worker (rx_defer=1).
 . "$(dirname "$0")/lib.sh"
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
-# one point per verbs_test case, one for the exit codes; 3 + 1 four times
-plan 27
+# one point per verbs_test case, one for the exit codes; 3 + 1 five times
+plan 31
 dp_start
 kmsg "test_30_verbs_datapath start"
 
@@ -33,3 +33,7 @@ dp_param tx_handoff 1
 dp_param sq_poll_us 200 || bail "cannot set sq_poll_us"
 dp_vt_cell "sq-poll" "(sq_poll_us=200)" send,write,read
 dp_param sq_poll_us 0
+
+dp_param rx_defer 1 || bail "cannot set rx_defer"
+dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read
+dp_param rx_defer 0
