@@ -50,19 +50,33 @@ rtr_check() {
 	esac
 }
 
-dp_mpa_defaults
-dp_param mpa_rtr 1
+# siw as RTR responder has a locking bug (Documentation/interop.rst):
+# siw_rtr_data_ready() runs in softirq and ends in siw_qp_socket_assoc(),
+# which takes sk_callback_lock for writing, while siw_qp_llp_data_ready()
+# takes it for reading with softirqs on when release_sock() calls it.
+# Lockdep reports "inconsistent lock state" and then switches itself off
+# for the rest of the boot, which would blind it to siw_lite in every
+# later test: on a lockdep kernel this cell does not run.
 label="siw_lite client mpa_rtr=1 vs siw"
-dp_orient client 2>"$SIWL_TMP/orient.err" ||
-	bail "devices: $(cat "$SIWL_TMP/orient.err")"
-dp_next_port
-dp_cap_run rtr-siwl-client 60 "port:$DP_PORT" \
-	rping -s -v -V -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024 --- \
-	rping -c -v -V -I "$DP_B4" -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024
-dp_both_ok "rping -V ($label)"
-rtr_check "RTR requested and sent by siw_lite ($label)" "$DP_B4"
-dp_wirecheck "$label" "$DP_PEER_DIR"
-dp_mpa_defaults
+if [ -e /proc/lockdep ]; then
+	why="siw as RTR responder trips lockdep (siw_rtr_data_ready takes sk_callback_lock for writing in softirq), which would turn lockdep off for later tests"
+	skip "rping -V ($label)" "$why"
+	skip "RTR requested and sent by siw_lite ($label)" "$why"
+	skip "wire conformance: $label" "$why"
+else
+	dp_mpa_defaults
+	dp_param mpa_rtr 1
+	dp_orient client 2>"$SIWL_TMP/orient.err" ||
+		bail "devices: $(cat "$SIWL_TMP/orient.err")"
+	dp_next_port
+	dp_cap_run rtr-siwl-client 60 "port:$DP_PORT" \
+		rping -s -v -V -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024 --- \
+		rping -c -v -V -I "$DP_B4" -a "$DP_A4" -p "$DP_PORT" -C 20 -S 1024
+	dp_both_ok "rping -V ($label)"
+	rtr_check "RTR requested and sent by siw_lite ($label)" "$DP_B4"
+	dp_wirecheck "$label" "$DP_PEER_DIR"
+	dp_mpa_defaults
+fi
 
 label="siw_lite server vs siw p2p (siw asks for RTR)"
 if ! dp_orient server p2p 2>"$SIWL_TMP/orient.err"; then
