@@ -53,13 +53,15 @@ MODULE_PARM_DESC(tx_pages,
 static bool tx_handoff = true;
 module_param(tx_handoff, bool, 0644);
 MODULE_PARM_DESC(tx_handoff,
-		 "A user doorbell rung while the connection has unacknowledged data hands transmission to a worker on another CPU (default: on)");
+		 "A user doorbell for a message of up to 1 KiB, rung while the connection has unacknowledged data, hands transmission to a worker on another CPU (default: on)");
 
 static unsigned int sq_poll_us;
 module_param(sq_poll_us, uint, 0644);
 MODULE_PARM_DESC(sq_poll_us,
 		 "Microseconds the transmit worker keeps polling a user send ring after it ran dry, up to 1000; posts in that time need no doorbell (default: 0, off)");
 #define SIWL_SQ_POLL_MAX_US	1000
+/* Messages up to this size are handed off when streaming (see below). */
+#define SIWL_TX_HANDOFF_MAX_LEN	1024
 
 enum siwl_step {
 	SIWL_STEP_IDLE,		/* nothing to do, or waiting on someone */
@@ -972,20 +974,29 @@ void siwl_qp_tx_direct(struct siwl_qp *qp)
 
 /*
  * Whether a doorbell should hand transmission to a worker instead of
- * sending in the poster's system call. It does while TCP has data of
- * ours unacknowledged: the poster is streaming, not waiting for an
- * answer, so the rate counts more than this message's latency. The
- * worker then runs on another CPU, the doorbell stays quiet while it
- * works, and the poster goes on posting without system calls into
- * buffers the worker sends many messages at a time (siwl_tx_chain()).
+ * sending in the poster's system call. It does for a small message
+ * while TCP has data of ours unacknowledged: the poster is streaming
+ * small messages, not waiting for an answer, so the rate counts more
+ * than this message's latency. The worker then runs on another CPU, the
+ * doorbell stays quiet while it works, and the poster goes on posting
+ * without system calls into buffers the worker fills with many messages
+ * at a time (siwl_tx_chain()). A large message gains nothing from
+ * sharing a buffer and was measured slower through the worker
+ * (Documentation/benchmark.md), so it goes out in the system call.
  * Called with qp->lock held, which keeps qp->sock.
  */
 bool siwl_tx_handoff_locked(struct siwl_qp *qp)
 {
+	const struct siwl_sqe *sqe;
 	const struct tcp_sock *tp;
 
 	lockdep_assert_held(&qp->lock);
-	if (!READ_ONCE(tx_handoff) || !qp->sock || num_online_cpus() < 2)
+	if (!READ_ONCE(tx_handoff) || !qp->sock || num_online_cpus() < 2 ||
+	    qp->sq_next == qp->sq_head)
+		return false;
+	sqe = siwl_tx_sqe(qp, qp->sq_next);
+	if (!siwl_is_read(sqe->opcode) &&
+	    sqe->total_len > SIWL_TX_HANDOFF_MAX_LEN)
 		return false;
 	tp = tcp_sk(qp->sock->sk);
 	return READ_ONCE(tp->snd_nxt) != READ_ONCE(tp->snd_una);
