@@ -26,9 +26,9 @@
 #   --retries N        repeats of a run without a valid value (default 1)
 #   --peers LIST       subset of "siw_lite siw rxe tcp" (quoted list)
 #   --profile          also profile siw_lite in ib_write_bw 64 KiB and 64 B,
-#                      ib_send_bw 64 KiB, ib_write_lat and ib_send_lat 8 B
-#                      (perf record -a on the cpu-clock, or ftrace);
-#                      reports land in LOGDIR/bench/profile/
+#                      ib_write_lat, ib_send_lat and ib_read_lat 8 B (ftrace
+#                      function_graph: calls and time per data-path
+#                      function); reports land in LOGDIR/bench/profile/
 #   --out DIR          where benchmark.md and benchmark.png go (default
 #                      Documentation/, or the log directory with --quick)
 #   --logdir DIR       log directory (default /var/tmp/siw_lite-logs/...)

@@ -263,6 +263,7 @@ struct siwl_rx {
 	u32 send_mo;
 
 	u32 next_msn[RDMAP_QN_COUNT];	/* expected MSN per queue */
+	u32 segs;		/* segments taken effect; read racily by TX */
 };
 
 /*
@@ -292,6 +293,9 @@ struct siwl_qp {
 	bool crc;
 	bool tx_enabled;		/* TX may use @sock */
 	bool tx_hold;			/* responder awaiting the RTR */
+	/* The last user doorbell: when, and rx.segs then (tx_handoff). */
+	u64 db_ns;
+	u32 db_rx_segs;
 	u8 tx_rtr;			/* initiator: RTR type still to send */
 	bool close_pending;		/* worker: call siwl_cm_close() */
 	bool close_abortive;

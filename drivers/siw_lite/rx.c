@@ -820,6 +820,7 @@ static int siwl_rx_trailer(struct siwl_qp *qp)
 	}
 	siwl_rx_release(qp);
 	siwl_rx_segment_done(qp);
+	WRITE_ONCE(rx->segs, rx->segs + 1);
 	siwl_rx_next_segment(rx);
 	return 0;
 }

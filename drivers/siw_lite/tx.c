@@ -62,6 +62,8 @@ MODULE_PARM_DESC(sq_poll_us,
 #define SIWL_SQ_POLL_MAX_US	1000
 /* Messages up to this size are handed off when streaming (see below). */
 #define SIWL_TX_HANDOFF_MAX_LEN	1024
+/* Doorbells closer than this with nothing received between: a stream. */
+#define SIWL_TX_STREAM_NS	(200 * NSEC_PER_USEC)
 
 enum siwl_step {
 	SIWL_STEP_IDLE,		/* nothing to do, or waiting on someone */
@@ -974,23 +976,33 @@ void siwl_qp_tx_direct(struct siwl_qp *qp)
 
 /*
  * Whether a doorbell should hand transmission to a worker instead of
- * sending in the poster's system call. It does for a small message
- * while TCP has data of ours unacknowledged: the poster is streaming
- * small messages, not waiting for an answer, so the rate counts more
- * than this message's latency. The worker then runs on another CPU, the
- * doorbell stays quiet while it works, and the poster goes on posting
- * without system calls into buffers the worker fills with many messages
- * at a time (siwl_tx_chain()). A large message gains nothing from
- * sharing a buffer and was measured slower through the worker
- * (Documentation/benchmark.md), so it goes out in the system call.
- * Called with qp->lock held, which keeps qp->sock.
+ * sending in the poster's system call. It does for a small message when
+ * the poster is streaming rather than waiting for answers, where the
+ * rate counts more than this message's latency: Reads are outstanding,
+ * TCP has data of ours unacknowledged, or nothing came from the peer
+ * since a doorbell less than SIWL_TX_STREAM_NS ago. (With a peer on the
+ * same host, TCP often has every ACK in before the post returns, so the
+ * last test is what finds a stream of Writes or Sends.) The worker then
+ * runs on another CPU, the doorbell stays quiet while it works, and the
+ * poster goes on posting without system calls into buffers the worker
+ * fills with many messages at a time (siwl_tx_chain()). A large message
+ * gains nothing from sharing a buffer and was measured slower through
+ * the worker, so it goes out in the system call. A ping-pong sender,
+ * whose answer arrived before it posts again, keeps transmitting in its
+ * own call. Called with qp->lock held, which keeps qp->sock.
  */
 bool siwl_tx_handoff_locked(struct siwl_qp *qp)
 {
+	u32 segs = READ_ONCE(qp->rx.segs);
 	const struct siwl_sqe *sqe;
 	const struct tcp_sock *tp;
+	u64 now = ktime_get_ns();
+	bool quiet;
 
 	lockdep_assert_held(&qp->lock);
+	quiet = segs == qp->db_rx_segs && now - qp->db_ns < SIWL_TX_STREAM_NS;
+	qp->db_ns = now;
+	qp->db_rx_segs = segs;
 	if (!READ_ONCE(tx_handoff) || !qp->sock || num_online_cpus() < 2 ||
 	    qp->sq_next == qp->sq_head)
 		return false;
@@ -998,6 +1010,8 @@ bool siwl_tx_handoff_locked(struct siwl_qp *qp)
 	if (!siwl_is_read(sqe->opcode) &&
 	    sqe->total_len > SIWL_TX_HANDOFF_MAX_LEN)
 		return false;
+	if (quiet || qp->orq_count)
+		return true;
 	tp = tcp_sk(qp->sock->sk);
 	return READ_ONCE(tp->snd_nxt) != READ_ONCE(tp->snd_una);
 }
