@@ -597,9 +597,12 @@ profile_run() {
 	echo 1 >$tr/options/funcgraph-tail 2>/dev/null
 	: >$tr/trace
 	echo function_graph >$tr/current_tracer
+	echo 1 >$tr/tracing_on
 	case $t in *_bw) perf_bw_once "$t" "$size" "$name" ;; *) perf_lat_once "$t" "$size" "$name" ;; esac
-	echo nop >$tr/current_tracer
+	# stop, not switch tracers: a new tracer empties the buffer
+	echo 0 >$tr/tracing_on
 	log "profile $t $size B (traced): ${VAL_BW:+$VAL_BW MiB/s, $VAL_MR Kmsg/s}${VAL_LAT:+$VAL_LAT us}"
+	timeout 120 head -n 200 $tr/trace >"$pdir/$name.trace-head.txt"
 	timeout 120 cat $tr/trace | awk '
 		match($0, /[0-9]+\.[0-9]+ us +\|/) {
 			d = substr($0, RSTART, RLENGTH); sub(/ us.*/, "", d)
@@ -617,8 +620,10 @@ profile_run() {
 			for (f in n)
 				printf "%-28s %9d %12.0f %10.2f\n", f, n[f], tot[f], tot[f] / n[f]
 		}' | sort -k3,3nr >"$pdir/$name.fgraph.txt"
+	echo nop >$tr/current_tracer
 	: >$tr/set_ftrace_filter
 	: >$tr/trace
+	echo 1 >$tr/tracing_on
 	log "profile $t $size B: $pdir/$name.fgraph.txt"
 	sed 's/^/    /' "$pdir/$name.fgraph.txt"
 }
