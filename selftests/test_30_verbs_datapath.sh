@@ -8,12 +8,14 @@
 # buffer TCP copies from), and with none (tx_pages=0: TCP copies all);
 # then with every doorbell transmitting in the poster's system call
 # (tx_handoff=0), with the worker polling the send ring (sq_poll_us=200),
-# and with every receive placed by the RX worker (rx_defer=1).
+# with every receive placed by the RX worker (rx_defer=1), and with every
+# payload sent zero-copy (tx_zcopy=2), without and with MPA CRCs.
 . "$(dirname "$0")/lib.sh"
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
-# one point per verbs_test case, one for the exit codes; 3 + 1 five times
-plan 31
+# one point per verbs_test case, one for the exit codes; 3 + 1 seven
+# times; one for the zero-copy trace
+plan 40
 dp_start
 kmsg "test_30_verbs_datapath start"
 
@@ -37,3 +39,70 @@ dp_param sq_poll_us 0
 dp_param rx_defer 1 || bail "cannot set rx_defer"
 dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read
 dp_param rx_defer 0
+
+# Every payload from the registered pages (the stack copies it on the
+# way into the other namespace); then with MPA CRCs, summed over those
+# pages, which the receiver checks. The first cell runs under a function
+# trace that shows the pages were listed and that TCP, not only we, let
+# go of the notifications: more callbacks than notifications begun.
+TR=/sys/kernel/tracing
+ZC_FUNCS="siwl_mr_pages siwl_zc_begin siwl_zc_callback"
+zc_trace_start() {
+	local f
+
+	[ -e $TR/current_tracer ] || mount -t tracefs nodev $TR 2>/dev/null
+	grep -qw function $TR/available_tracers 2>/dev/null || return 1
+	echo nop >$TR/current_tracer
+	: >$TR/set_ftrace_filter
+	for f in $ZC_FUNCS; do
+		echo "$f" >>$TR/set_ftrace_filter 2>/dev/null || return 2
+	done
+	echo 16384 >$TR/buffer_size_kb
+	: >$TR/trace
+	echo function >$TR/current_tracer
+	echo 1 >$TR/tracing_on
+}
+# zc_trace_stop: "begun callbacks listed lost" from the trace
+zc_trace_stop() {
+	echo 0 >$TR/tracing_on
+	awk '/ siwl_zc_begin <-/ { b++ } / siwl_zc_callback <-/ { c++ }
+	     / siwl_mr_pages <-/ { p++ }
+	     END { printf "%d %d %d\n", b, c, p }' $TR/trace
+	cat $TR/per_cpu/cpu*/stats 2>/dev/null |
+		awk '/^overrun:/ { o += $2 } END { print o + 0 }'
+	echo nop >$TR/current_tracer
+	: >$TR/set_ftrace_filter
+	echo 1 >$TR/tracing_on
+}
+
+dp_param tx_zcopy 2 && dp_param tx_zcopy_min 0 || bail "cannot set tx_zcopy"
+traced=0
+zc_trace_start || traced=$?
+dp_vt_cell "tx-zcopy" "(tx_zcopy=2)" send,write,read
+if [ $traced = 1 ]; then
+	skip "zero-copy: pages listed, notifications held by TCP" \
+		"this kernel has no function tracer"
+elif [ $traced = 2 ]; then
+	fail "zero-copy: pages listed, notifications held by TCP" \
+		"cannot trace one of: $ZC_FUNCS"
+else
+	zc_counts=$(zc_trace_stop)
+	read -r zc_b zc_c zc_p <<<"$(head -n 1 <<<"$zc_counts")"
+	zc_lost=$(tail -n 1 <<<"$zc_counts")
+	diag "zero-copy trace: $zc_b notifications begun, $zc_c callbacks," \
+		"$zc_p page lists, $zc_lost events lost"
+	if [ "$zc_lost" != 0 ]; then
+		skip "zero-copy: pages listed, notifications held by TCP" \
+			"the trace lost events"
+	elif [ "$zc_p" -gt 0 ] && [ "$zc_b" -gt 0 ] &&
+	     [ "$zc_c" -gt "$zc_b" ]; then
+		pass "zero-copy: pages listed, notifications held by TCP"
+	else
+		fail "zero-copy: pages listed, notifications held by TCP" \
+			"want page lists > 0 and more callbacks than notifications"
+	fi
+fi
+dp_param mpa_crc 1 || bail "cannot set mpa_crc"
+dp_vt_cell "tx-zcopy-crc" "(tx_zcopy=2, mpa_crc=1)" send,write,read
+dp_mpa_defaults
+dp_param tx_zcopy 1 && dp_param tx_zcopy_min 16384

@@ -229,6 +229,47 @@ void siwl_mr_copy_from(struct siwl_mr *mr, u64 addr, void *dst, u32 len)
 		memset(c.dst, 0, (u8 *)dst + len - (u8 *)c.dst);
 }
 
+int siwl_mr_pages(struct siwl_mr *mr, u64 addr, u32 len, struct bio_vec *bv,
+		  unsigned int max, u32 *crc)
+{
+	u64 off = addr - mr->iova;
+	unsigned int n = 0, pgoff;
+	struct page *page;
+	void *kaddr;
+	u64 idx;
+	u32 piece;
+
+	/*
+	 * Only pinned user pages: a DMA MR may name slab memory, which TCP
+	 * must not take by reference, and an FRMR's layout may change under
+	 * a ULP's re-registration while TCP still holds the pages.
+	 */
+	if (mr->kind != SIWL_MR_USER)
+		return -EOPNOTSUPP;
+	off += ib_umem_offset(mr->umem);
+	idx = off >> PAGE_SHIFT;
+	pgoff = off & ~PAGE_MASK;
+	while (len) {
+		/* The caller checked the bounds; this only guards our math. */
+		if (WARN_ON_ONCE(idx >= mr->nupages))
+			return -EINVAL;
+		if (n == max)
+			return -ENOSPC;
+		page = mr->upages[idx];
+		piece = min_t(u32, len, PAGE_SIZE - pgoff);
+		if (crc) {
+			kaddr = kmap_local_page(page);
+			*crc = crc32c(*crc, kaddr + pgoff, piece);
+			kunmap_local(kaddr);
+		}
+		bvec_set_page(&bv[n++], page, piece, pgoff);
+		len -= piece;
+		idx++;
+		pgoff = 0;
+	}
+	return n;
+}
+
 int siwl_mr_copy_from_skb(struct siwl_mr *mr, u64 addr,
 			  const struct sk_buff *skb, int offset, u32 len,
 			  u32 *crc)

@@ -16,6 +16,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <linux/bvec.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
@@ -123,6 +124,16 @@ int siwl_mr_check(const struct siwl_mr *mr, const struct ib_pd *pd,
  */
 void siwl_mr_copy_to(struct siwl_mr *mr, u64 addr, const void *src, u32 len);
 void siwl_mr_copy_from(struct siwl_mr *mr, u64 addr, void *dst, u32 len);
+
+/*
+ * Zero-copy transmit: fills @bv with the pages holding [@addr, @addr +
+ * @len) of @mr (already checked), at most @max entries, and folds the
+ * bytes into *@crc (crc32c) unless @crc is NULL. Returns the number of
+ * entries; -EOPNOTSUPP if @mr is not pinned user memory (copy instead),
+ * -ENOSPC if more than @max entries are needed, -EINVAL on a bad range.
+ */
+int siwl_mr_pages(struct siwl_mr *mr, u64 addr, u32 len, struct bio_vec *bv,
+		  unsigned int max, u32 *crc);
 
 /*
  * Copies @len bytes at @offset of @skb into MR memory at @addr (already

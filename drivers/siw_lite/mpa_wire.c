@@ -428,3 +428,29 @@ ssize_t mpa_fpdu_finish(void *fpdu, size_t size, u32 ulpdu_len, bool crc)
 	memcpy(p + total - MPA_CRC_SIZE, &c, MPA_CRC_SIZE);
 	return total;
 }
+
+/**
+ * mpa_fpdu_trailer - PAD and CRC of an FPDU whose ULPDU is not contiguous
+ * @trailer: where the PAD goes, with room for MPA_ALIGN + MPA_CRC_SIZE
+ * @ulpdu_len: ULPDU_Length of the FPDU
+ * @crc: the streaming CRC over ULPDU_Length and the ULPDU (from
+ *	MPA_CRC_SEED), or NULL when CRCs were not negotiated
+ *
+ * The zero-copy counterpart of mpa_fpdu_finish(): the ULPDU sits in pages
+ * the caller fed to mpa_crc_update() piece by piece; here the PAD is
+ * zeroed and summed, and the CRC field follows it.
+ *
+ * Return: the trailer length, mpa_pad_len(@ulpdu_len) + MPA_CRC_SIZE.
+ */
+u32 mpa_fpdu_trailer(void *trailer, u32 ulpdu_len, const u32 *crc)
+{
+	u32 pad = mpa_pad_len(ulpdu_len);
+	u8 *p = trailer;
+	__le32 c = 0;
+
+	memset(p, 0, pad);
+	if (crc)
+		c = mpa_crc_final(mpa_crc_update(*crc, p, pad));
+	memcpy(p + pad, &c, MPA_CRC_SIZE);
+	return pad + MPA_CRC_SIZE;
+}

@@ -120,5 +120,6 @@ static inline __le32 mpa_crc_final(u32 crc)
 __le32 mpa_fpdu_crc(const void *fpdu, u32 ulpdu_len);
 int mpa_fpdu_check_crc(const void *fpdu, size_t avail, struct iw_term *term);
 ssize_t mpa_fpdu_finish(void *fpdu, size_t size, u32 ulpdu_len, bool crc);
+u32 mpa_fpdu_trailer(void *trailer, u32 ulpdu_len, const u32 *crc);
 
 #endif /* _SIW_LITE_MPA_WIRE_H */

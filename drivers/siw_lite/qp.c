@@ -46,6 +46,7 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "zcopy.h"
 
 struct workqueue_struct *siwl_qp_wq;
 
@@ -562,6 +563,8 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	siwl_qp_put(qp);
 	wait_for_completion(&qp->freed);
+	/* Zero-copy buffers TCP still holds no longer kick our work. */
+	siwl_zc_detach(qp);
 	/* First: it may queue tx_work. */
 	cancel_delayed_work_sync(&qp->term_work);
 	cancel_work_sync(&qp->tx_work);
@@ -574,6 +577,8 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	siwl_qp_uring_destroy(qp);
 	siwl_tx_release_pages(qp);
+	siwl_zc_release(qp);
+	kfree(qp->tx.bvec);
 	kvfree(qp->tx.copy_buf);
 	kfree(qp->irq);
 	kfree(qp->orq);
@@ -1142,6 +1147,14 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 		tx->buf = tx->copy_buf;
 		tx->buf_size = SIWL_TX_BUF_SIZE;
 	}
+	if (!tx->bvec) {
+		tx->bvec = kmalloc_array(SIWL_TX_BVECS, sizeof(*tx->bvec),
+					 GFP_KERNEL);
+		if (!tx->bvec) {
+			rv = -ENOMEM;
+			goto out;
+		}
+	}
 	/* A previous connection's work must be over before TX is reset. */
 	flush_work(&qp->tx_work);
 
@@ -1171,7 +1184,9 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 
 		tx->fpdu_len = 0;
 		tx->fpdu_sent = 0;
+		tx->buf_used = 0;
 		tx->kind = SIWL_TX_NONE;
+		tx->zc_msg = false;
 		tx->irq_turn = false;
 		/* RFC 5041 section 5.1: the first MSN on each queue is 1. */
 		tx->next_msn[RDMAP_QN_SEND] = 1;

@@ -19,7 +19,10 @@
 #include "siw_lite.h"
 #include "uring.h"
 
+struct bio_vec;
 struct siwl_cep;
+struct siwl_zc_ctx;
+struct ubuf_info;
 
 /* Scatter/gather element as the data path uses it (validated at post). */
 struct siwl_sge {
@@ -182,6 +185,14 @@ struct siwl_term {
 #define SIWL_TX_BUF_SIZE	(PAGE_SIZE << SIWL_TX_BUF_ORDER)
 #define SIWL_TX_PAGES		8
 static_assert(SIWL_TX_BUF_SIZE >= 2 * SIWL_TX_MAX_FPDU);
+/*
+ * A zero-copy buffer: up to this many pieces and bytes. One FPDU takes at
+ * most a header, a trailer and a piece per page of each SGE it spans.
+ */
+#define SIWL_TX_BVECS		256
+#define SIWL_TX_FPDU_BVECS	(2 + 2 * SIWL_MAX_SGE + \
+				 SIWL_TX_MAX_ULPDU / PAGE_SIZE)
+#define SIWL_TX_ZC_BYTES	(256 * 1024)
 
 /* Transmit state; one transmitter at a time touches it (tx.c). */
 enum siwl_tx_kind {
@@ -198,9 +209,22 @@ struct siwl_tx {
 	struct page *buf_page;	/* @buf's page, or NULL for @copy_buf */
 	u8 *copy_buf;		/* TCP copies from this one */
 	struct page *pages[SIWL_TX_PAGES];	/* allocated as needed */
-	u32 fpdu_len;		/* bytes of @buf to send (whole FPDUs) */
+	u32 fpdu_len;		/* bytes of the buffer to send (whole FPDUs) */
 	u32 fpdu_sent;
 	bool fpdu_ends_msg;	/* @buf ends with the message's last segment */
+	u32 buf_used;		/* bytes of @buf written: @fpdu_len unless @zc */
+
+	/*
+	 * Zero-copy buffer (tx.c, tx_zcopy): @buf holds FPDU headers and
+	 * trailers, and @bvec lists the bytes to send in order, payload
+	 * straight from the registered pages. @zc is its notification.
+	 */
+	struct ubuf_info *zc;
+	struct bio_vec *bvec;	/* SIWL_TX_BVECS entries */
+	u32 nbvec;
+	bool zc_pages;		/* this buffer is a piece list */
+	bool zc_msg;		/* the current message goes zero-copy */
+	struct siwl_zc_ctx *zc_ctx;	/* zcopy.c, on first use */
 
 	enum siwl_tx_kind kind;	/* message being segmented */
 	u32 sq_idx;		/* SIWL_TX_SQ: free-running SQ position */

@@ -32,13 +32,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/net.h>
+#include <linux/bvec.h>
 #include <linux/uio.h>
+#include <asm/unaligned.h>
 #include <net/tcp.h>
 
 #include "cm.h"
 #include "mem.h"
 #include "mpa_wire.h"
 #include "qp.h"
+#include "zcopy.h"
 
 /* Buffers (up to 64 KiB of FPDUs each) per run before yielding. */
 #define SIWL_TX_BUDGET		16
@@ -60,6 +63,16 @@ module_param(sq_poll_us, uint, 0644);
 MODULE_PARM_DESC(sq_poll_us,
 		 "Microseconds the transmit worker keeps polling a user send ring after it ran dry, up to 1000; posts in that time need no doorbell (default: 0, off)");
 #define SIWL_SQ_POLL_MAX_US	1000
+
+static unsigned int tx_zcopy = 1;
+module_param(tx_zcopy, uint, 0644);
+MODULE_PARM_DESC(tx_zcopy,
+		 "Send large messages from the registered pages without a copy, completing them when TCP lets go of the pages: 0 never, 1 unless the stack copies them anyway (a receiver on this host), 2 always (default: 1)");
+
+static unsigned int tx_zcopy_min = 16384;
+module_param(tx_zcopy_min, uint, 0644);
+MODULE_PARM_DESC(tx_zcopy_min,
+		 "Smallest message, in bytes, sent zero-copy (default: 16384)");
 /* Messages up to this size are handed off when streaming (see below). */
 #define SIWL_TX_HANDOFF_MAX_LEN	1024
 /* Doorbells closer than this with nothing received between: a stream. */
@@ -158,9 +171,10 @@ static int siwl_tx_gather(struct siwl_qp *qp, const struct siwl_sqe *sqe,
  * source when the request arrived; the STag may have been invalidated
  * since, which RFC 5040 section 7 reports as a remote protection error.
  */
-static int siwl_tx_read_source(struct siwl_qp *qp,
-			       const struct siwl_irqe *irqe, u32 off, u8 *dst,
-			       u32 len, struct iw_term *term)
+static struct siwl_mr *siwl_tx_read_source(struct siwl_qp *qp,
+					   const struct siwl_irqe *irqe,
+					   u32 off, u32 len,
+					   struct iw_term *term)
 {
 	struct siwl_mr *mr;
 	u8 ecode;
@@ -170,11 +184,9 @@ static int siwl_tx_read_source(struct siwl_qp *qp,
 	rv = mr ? siwl_mr_check(mr, qp->base.pd, irqe->src_to + off, len,
 				IB_ACCESS_REMOTE_READ) : -ENOENT;
 	if (!rv)
-		siwl_mr_copy_from(mr, irqe->src_to + off, dst, len);
+		return mr;
 	if (mr)
 		siwl_mr_put(mr);
-	if (!rv)
-		return 0;
 
 	if (rv == -EINVAL)
 		ecode = RDMAP_ECODE_BASE_BOUNDS;
@@ -184,7 +196,131 @@ static int siwl_tx_read_source(struct siwl_qp *qp,
 		ecode = RDMAP_ECODE_INVALID_STAG;
 	iw_term_set(term, IW_TERM_LAYER_RDMAP, RDMAP_ETYPE_REMOTE_PROTECTION,
 		    ecode, 0);
-	return rv;
+	return NULL;
+}
+
+/*
+ * Appends @len bytes of @buf at @off to the zero-copy piece list, merged
+ * into the piece before when they are adjacent (a trailer and the next
+ * header usually are).
+ */
+static void siwl_tx_emit_buf(struct siwl_tx *tx, u32 off, u32 len)
+{
+	struct bio_vec *prev = tx->nbvec ? &tx->bvec[tx->nbvec - 1] : NULL;
+
+	if (prev && prev->bv_page == tx->buf_page &&
+	    prev->bv_offset + prev->bv_len == off) {
+		prev->bv_len += len;
+		return;
+	}
+	bvec_set_page(&tx->bvec[tx->nbvec++], tx->buf_page, len, off);
+}
+
+/*
+ * Zero-copy counterpart of siwl_tx_gather(): appends the pages holding
+ * the payload to the piece list, summing them into *@crc unless NULL.
+ * Returns 0, or a negative errno with the list as it was: -EOPNOTSUPP or
+ * -ENOSPC ask for a copy, any other is a local protection error.
+ */
+static int siwl_tx_gather_pages(struct siwl_qp *qp,
+				const struct siwl_sqe *sqe, u32 off, u32 len,
+				u32 *crc)
+{
+	struct siwl_tx *tx = &qp->tx;
+	unsigned int nb = tx->nbvec;
+	struct siwl_mr *mr;
+	int i, rv;
+	u32 n;
+
+	for (i = 0; i < sqe->num_sge && len; i++) {
+		const struct siwl_sge *sge = &sqe->sge[i];
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = siwl_mr_get(qp->sdev, sge->lkey);
+		if (!mr)
+			return -ENOENT;
+		rv = siwl_mr_check(mr, qp->base.pd, sge->addr + off, n, 0);
+		if (!rv)
+			rv = siwl_mr_pages(mr, sge->addr + off, n, tx->bvec + nb,
+					   SIWL_TX_BVECS - nb, crc);
+		siwl_mr_put(mr);
+		if (rv < 0)
+			return rv;
+		nb += rv;
+		len -= n;
+		off = 0;
+	}
+	if (len)
+		return -EINVAL;
+	tx->nbvec = nb;
+	return 0;
+}
+
+/*
+ * Frames the FPDU whose headers are at @fpdu in @buf with its payload
+ * left in the registered pages: the piece list gets the headers, the
+ * pages, then PAD and CRC, which are written right behind the headers.
+ * Returns 0; -EAGAIN if the payload must be copied instead (memory that
+ * is not pinned user pages, no room for its pieces); another negative
+ * errno on a protection error (@term set for a Read Response).
+ */
+static int siwl_tx_build_zc(struct siwl_qp *qp, const struct siwl_sqe *sqe,
+			    const struct siwl_irqe *irqe, u8 *fpdu, u32 hlen,
+			    u32 payload, struct iw_term *term)
+{
+	struct siwl_tx *tx = &qp->tx;
+	u32 ulpdu_len = hlen + payload, crc = MPA_CRC_SEED;
+	u32 *pcrc = qp->crc ? &crc : NULL;
+	unsigned int nb = tx->nbvec;
+	u32 prev_len = nb ? tx->bvec[nb - 1].bv_len : 0;
+	struct siwl_mr *mr;
+	u32 tlen;
+	int rv;
+
+	if (nb + SIWL_TX_FPDU_BVECS > SIWL_TX_BVECS)
+		return -EAGAIN;
+	put_unaligned_be16(ulpdu_len, fpdu);
+	if (pcrc)
+		crc = mpa_crc_update(crc, fpdu, MPA_HDR_SIZE + hlen);
+	siwl_tx_emit_buf(tx, tx->buf_used, MPA_HDR_SIZE + hlen);
+
+	if (irqe) {
+		mr = siwl_tx_read_source(qp, irqe, tx->msg_sent, payload, term);
+		rv = -EACCES;
+		if (mr) {
+			rv = siwl_mr_pages(mr, irqe->src_to + tx->msg_sent,
+					   payload, tx->bvec + tx->nbvec,
+					   SIWL_TX_BVECS - tx->nbvec, pcrc);
+			siwl_mr_put(mr);
+			if (rv >= 0) {
+				tx->nbvec += rv;
+				rv = 0;
+			} else if (rv != -EOPNOTSUPP && rv != -ENOSPC) {
+				iw_term_set(term, IW_TERM_LAYER_RDMAP,
+					    RDMAP_ETYPE_REMOTE_PROTECTION,
+					    RDMAP_ECODE_BASE_BOUNDS, 0);
+			}
+		}
+	} else {
+		rv = siwl_tx_gather_pages(qp, sqe, tx->msg_sent, payload, pcrc);
+	}
+	if (rv) {
+		/* Undo the header piece: a copy emits the FPDU whole. */
+		tx->nbvec = nb;
+		if (nb)
+			tx->bvec[nb - 1].bv_len = prev_len;
+		return rv == -EOPNOTSUPP || rv == -ENOSPC ? -EAGAIN : rv;
+	}
+
+	tlen = mpa_fpdu_trailer(fpdu + MPA_HDR_SIZE + hlen, ulpdu_len, pcrc);
+	siwl_tx_emit_buf(tx, tx->buf_used + MPA_HDR_SIZE + hlen, tlen);
+	tx->buf_used += MPA_HDR_SIZE + hlen + tlen;
+	tx->fpdu_len += MPA_HDR_SIZE + ulpdu_len + tlen;
+	return 0;
 }
 
 static u8 siwl_send_opcode(const struct siwl_sqe *sqe)
@@ -226,16 +362,18 @@ static void siwl_tx_fail_sqe(struct siwl_qp *qp, u32 pos,
 }
 
 /*
- * Builds the next FPDU of the current message at @buf (@size bytes free);
- * sets *@last when it ends the message. Returns its length, or a negative
- * errno after failing the QP.
+ * Builds the next FPDU of the current message at the end of the buffer;
+ * sets *@last when it ends the message. Returns 0, or a negative errno
+ * after failing the QP.
  */
-static ssize_t siwl_tx_build_one(struct siwl_qp *qp, u8 *buf, u32 size,
-				 bool *last)
+static int siwl_tx_build_one(struct siwl_qp *qp, bool *last)
 {
 	struct siwl_tx *tx = &qp->tx;
+	u8 *buf = tx->buf + tx->buf_used;
+	u32 size = tx->buf_size - tx->buf_used;
 	struct ddp_hdr_info h = {};
 	u8 *ulpdu = buf + MPA_HDR_SIZE;
+	struct siwl_mr *mr;
 	struct siwl_sqe *sqe = NULL;
 	struct siwl_irqe *irqe = NULL;
 	struct iw_term term;
@@ -307,17 +445,29 @@ static ssize_t siwl_tx_build_one(struct siwl_qp *qp, u8 *buf, u32 size,
 	if (ddp_build_hdr(ulpdu, size - MPA_HDR_SIZE, &h) < 0)
 		rv = -EIO;
 
+	if (!rv && payload && tx->zc_pages && tx->zc_msg) {
+		rv = siwl_tx_build_zc(qp, sqe, irqe, buf, hlen, payload, &term);
+		if (!rv) {
+			*last = h.last;
+			tx->msg_sent += payload;
+			return 0;
+		}
+		if (rv == -EAGAIN)
+			rv = 0;
+		else if (irqe)
+			goto fail_irqe;
+	}
 	if (!rv && payload) {
 		if (irqe) {
-			rv = siwl_tx_read_source(qp, irqe, tx->msg_sent,
-						 ulpdu + hlen, payload, &term);
-			if (rv) {
-				spin_lock_irqsave(&qp->lock, flags);
-				siwl_qp_fail_locked(qp, &term, NULL, 0, 0);
-				spin_unlock_irqrestore(&qp->lock, flags);
-				tx->kind = SIWL_TX_NONE;
-				return rv;
+			mr = siwl_tx_read_source(qp, irqe, tx->msg_sent,
+						 payload, &term);
+			if (!mr) {
+				rv = -EACCES;
+				goto fail_irqe;
 			}
+			siwl_mr_copy_from(mr, irqe->src_to + tx->msg_sent,
+					  ulpdu + hlen, payload);
+			siwl_mr_put(mr);
 		} else if (sqe->flags & SIWL_WQE_INLINE) {
 			memcpy(ulpdu + hlen, sqe->inline_data + tx->msg_sent,
 			       payload);
@@ -343,9 +493,21 @@ static ssize_t siwl_tx_build_one(struct siwl_qp *qp, u8 *buf, u32 size,
 		return rv;
 	}
 
+	/* In a zero-copy buffer, a copied FPDU is one more piece. */
+	if (tx->zc_pages)
+		siwl_tx_emit_buf(tx, tx->buf_used, len);
+	tx->buf_used += len;
+	tx->fpdu_len += len;
 	*last = h.last;
 	tx->msg_sent += payload;
-	return len;
+	return 0;
+
+fail_irqe:
+	spin_lock_irqsave(&qp->lock, flags);
+	siwl_qp_fail_locked(qp, &term, NULL, 0, 0);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	tx->kind = SIWL_TX_NONE;
+	return rv;
 }
 
 /*
@@ -388,8 +550,16 @@ static void siwl_tx_pick_buf(struct siwl_tx *tx)
  */
 void siwl_tx_release_pages(struct siwl_qp *qp)
 {
+	static const struct siwl_zc_range none;
 	struct siwl_tx *tx = &qp->tx;
 	int i;
+
+	/* The WRs of this connection are flushed: none waits for TCP. */
+	if (tx->zc)
+		siwl_zc_end(qp, tx->zc, &none);
+	tx->zc = NULL;
+	tx->zc_pages = false;
+	siwl_zc_forget(qp);
 
 	for (i = 0; i < SIWL_TX_PAGES; i++) {
 		if (tx->pages[i])
@@ -421,19 +591,72 @@ static int siwl_tx_build_term(struct siwl_qp *qp, const struct siwl_term *t)
 			    t->term.ecode);
 	tx->kind = SIWL_TX_TERM;
 	tx->fpdu_len = len;
+	tx->buf_used = len;
 	tx->fpdu_sent = 0;
 	tx->fpdu_ends_msg = true;
 	return 0;
 }
 
-/* The FPDU in tx->buf is entirely in TCP's hands. */
+/* Sends and Writes at SQ positions [@first, @end) are complete. */
+static void siwl_tx_complete_locked(struct siwl_qp *qp, u32 first, u32 end)
+{
+	struct siwl_sqe *sqe;
+	u32 pos;
+
+	lockdep_assert_held(&qp->lock);
+	for (pos = first; pos != end; pos++) {
+		if (pos - qp->sq_tail >= qp->sq_head - qp->sq_tail)
+			continue;	/* flushed and reaped */
+		sqe = siwl_tx_sqe(qp, pos);
+		/* A Read completes only when its response arrives. */
+		if (!siwl_is_read(sqe->opcode) &&
+		    !(sqe->flags & SIWL_WQE_DONE)) {
+			sqe->status = IB_WC_SUCCESS;
+			sqe->flags |= SIWL_WQE_DONE;
+		}
+	}
+	siwl_qp_reap_locked(qp);
+}
+
+/* Completes the WRs of buffers the stack has let go of, in order. */
+static void siwl_tx_zc_reap(struct siwl_qp *qp)
+{
+	struct siwl_zc_range r;
+	unsigned long flags;
+
+	while (siwl_zc_next(qp, &r)) {
+		if (r.first == r.end)
+			continue;
+		spin_lock_irqsave(&qp->lock, flags);
+		siwl_tx_complete_locked(qp, r.first, r.end);
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
+}
+
+/* The FPDUs of the buffer are entirely in TCP's hands. */
 static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 {
 	struct siwl_tx *tx = &qp->tx;
-	struct siwl_sqe *sqe;
+	struct siwl_zc_range r = {};
 	unsigned long flags;
-	u32 pos;
 
+	if (tx->zc) {
+		/*
+		 * Every message from sq_first on ends in this buffer; they
+		 * complete when the stack lets go of it and of all before.
+		 */
+		if (tx->fpdu_ends_msg && tx->kind == SIWL_TX_SQ) {
+			r.first = tx->sq_first;
+			r.end = tx->sq_idx + 1;
+		}
+		siwl_zc_end(qp, tx->zc, &r);
+		tx->zc = NULL;
+		tx->zc_pages = false;
+		if (r.first != r.end) {
+			tx->kind = SIWL_TX_NONE;
+			return;
+		}
+	}
 	if (!tx->fpdu_ends_msg)
 		return;
 
@@ -441,18 +664,7 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 	switch (tx->kind) {
 	case SIWL_TX_SQ:
 		/* Every message from sq_first on ends in this buffer. */
-		for (pos = tx->sq_first; pos != tx->sq_idx + 1; pos++) {
-			if (pos - qp->sq_tail >= qp->sq_head - qp->sq_tail)
-				continue;	/* flushed and reaped */
-			sqe = siwl_tx_sqe(qp, pos);
-			/* A Read completes only when its response arrives. */
-			if (!siwl_is_read(sqe->opcode) &&
-			    !(sqe->flags & SIWL_WQE_DONE)) {
-				sqe->status = IB_WC_SUCCESS;
-				sqe->flags |= SIWL_WQE_DONE;
-			}
-		}
-		siwl_qp_reap_locked(qp);
+		siwl_tx_complete_locked(qp, tx->sq_first, tx->sq_idx + 1);
 		break;
 	case SIWL_TX_IRQ:
 		if (qp->irq_count) {
@@ -492,7 +704,16 @@ static int siwl_tx_send(struct siwl_qp *qp, struct socket *sock)
 		mflags = MSG_DONTWAIT | MSG_NOSIGNAL;
 		if (!tx->fpdu_ends_msg)
 			mflags |= MSG_MORE;
-		if (tx->buf_page) {
+		if (tx->zc_pages) {
+			/* Pages by reference, released through tx->zc. */
+			memset(&msg, 0, sizeof(msg));
+			msg.msg_flags = mflags | MSG_ZEROCOPY;
+			msg.msg_ubuf = tx->zc;
+			iov_iter_bvec(&msg.msg_iter, WRITE, tx->bvec,
+				      tx->nbvec, tx->fpdu_len);
+			iov_iter_advance(&msg.msg_iter, tx->fpdu_sent);
+			rv = sock_sendmsg(sock, &msg);
+		} else if (tx->buf_page) {
 			rv = kernel_sendpage(sock, tx->buf_page, tx->fpdu_sent,
 					     tx->fpdu_len - tx->fpdu_sent,
 					     mflags);
@@ -565,6 +786,20 @@ static int siwl_tx_local_op(struct siwl_qp *qp, u32 pos)
 }
 
 /*
+ * Whether a message of @len payload bytes goes zero-copy (tx_zcopy):
+ * large enough to repay the pieces and the later completion, and the
+ * stack did not have to copy earlier ones.
+ */
+static bool siwl_tx_zc_want(struct siwl_qp *qp, u32 len)
+{
+	unsigned int mode = READ_ONCE(tx_zcopy);
+
+	if (!mode || !len || len < READ_ONCE(tx_zcopy_min) || !qp->tx.bvec)
+		return false;
+	return siwl_zc_usable(qp, mode >= 2);
+}
+
+/*
  * Starts the SQ WQE at @pos; the caller saw it was not blocked, and with
  * @checked that its SGEs are valid.
  */
@@ -623,6 +858,8 @@ static int siwl_tx_start_sq(struct siwl_qp *qp, struct socket *sock, u32 pos,
 	tx->msg_sent = 0;
 	tx->msg_len = read ? 0 : sqe->total_len;
 	tx->mulpdu = siwl_tx_mulpdu(qp, sock);
+	tx->zc_msg = !read && !(sqe->flags & SIWL_WQE_INLINE) &&
+		     siwl_tx_zc_want(qp, sqe->total_len);
 	if (read)
 		tx->msn = tx->next_msn[RDMAP_QN_READ_REQ]++;
 	else if (sqe->opcode != IB_WR_RDMA_WRITE)
@@ -691,7 +928,22 @@ out:
 	if (!(sqe->flags & SIWL_WQE_INLINE) &&
 	    siwl_tx_check_sges(qp, sqe, read ? IB_ACCESS_LOCAL_WRITE : 0))
 		return false;
-	return siwl_tx_start_sq(qp, sock, pos, true) == -EINPROGRESS;
+	if (siwl_tx_start_sq(qp, sock, pos, true) != -EINPROGRESS)
+		return false;
+	/* Not a piece list: copy it; its completion is tied to the buffer. */
+	if (!qp->tx.zc_pages)
+		qp->tx.zc_msg = false;
+	return true;
+}
+
+/* Room in the buffer for one more FPDU of any kind. */
+static bool siwl_tx_room(const struct siwl_tx *tx)
+{
+	if (tx->buf_size - tx->buf_used < SIWL_TX_MAX_FPDU)
+		return false;
+	return !tx->zc_pages ||
+	       (tx->nbvec + SIWL_TX_FPDU_BVECS <= SIWL_TX_BVECS &&
+		tx->fpdu_len < SIWL_TX_ZC_BYTES);
 }
 
 /*
@@ -703,26 +955,42 @@ out:
  */
 static int siwl_tx_build(struct siwl_qp *qp, struct socket *sock)
 {
+	static const struct siwl_zc_range none;
 	struct siwl_tx *tx = &qp->tx;
 	bool last = false;
-	ssize_t len;
+	int rv;
 
 	siwl_tx_pick_buf(tx);
 	tx->fpdu_len = 0;
 	tx->fpdu_sent = 0;
+	tx->buf_used = 0;
+	tx->nbvec = 0;
 	tx->sq_first = tx->sq_idx;
+	/*
+	 * A zero-copy message, or any buffer built while zero-copy ones
+	 * are in flight: its completions must wait for theirs, so it takes
+	 * a notification too (released as soon as TCP has a copied one).
+	 */
+	if (tx->zc_msg || siwl_zc_busy(qp)) {
+		tx->zc = siwl_zc_begin(qp);
+		if (!tx->zc)
+			return -EBUSY;
+		/* The buffer TCP copies from is no page to list. */
+		tx->zc_pages = tx->zc_msg && tx->buf_page;
+	}
 	for (;;) {
 		do {
-			len = siwl_tx_build_one(qp, tx->buf + tx->fpdu_len,
-						tx->buf_size - tx->fpdu_len,
-						&last);
-			if (len < 0)
-				return len;
-			tx->fpdu_len += len;
-		} while (!last &&
-			 tx->buf_size - tx->fpdu_len >= SIWL_TX_MAX_FPDU);
-		if (!last || tx->kind != SIWL_TX_SQ ||
-		    !siwl_tx_chain(qp, sock, tx->buf_size - tx->fpdu_len))
+			rv = siwl_tx_build_one(qp, &last);
+			if (rv) {
+				if (tx->zc)
+					siwl_zc_end(qp, tx->zc, &none);
+				tx->zc = NULL;
+				tx->zc_pages = false;
+				return rv;
+			}
+		} while (!last && siwl_tx_room(tx));
+		if (!last || tx->kind != SIWL_TX_SQ || !siwl_tx_room(tx) ||
+		    !siwl_tx_chain(qp, sock, tx->buf_size - tx->buf_used))
 			break;
 	}
 	tx->fpdu_ends_msg = last;
@@ -826,12 +1094,14 @@ static int siwl_tx_step(struct siwl_qp *qp)
 			tx->kind = SIWL_TX_RTR;
 			tx->msg_len = 0;
 			tx->msg_sent = 0;
+			tx->zc_msg = false;
 			break;
 		case SIWL_PICK_IRQ:
 			tx->kind = SIWL_TX_IRQ;
 			tx->msg_len = siwl_tx_irqe(qp)->size;
 			tx->msg_sent = 0;
 			tx->mulpdu = siwl_tx_mulpdu(qp, sock);
+			tx->zc_msg = siwl_tx_zc_want(qp, tx->msg_len);
 			break;
 		case SIWL_PICK_SQ:
 			rv = siwl_tx_start_sq(qp, sock, pos, false);
@@ -845,7 +1115,10 @@ static int siwl_tx_step(struct siwl_qp *qp)
 		spin_unlock_irqrestore(&qp->lock, flags);
 	}
 
-	if (siwl_tx_build(qp, sock))
+	rv = siwl_tx_build(qp, sock);
+	if (rv == -EBUSY)
+		return SIWL_STEP_IDLE;	/* the oldest release kicks us */
+	if (rv)
 		return SIWL_STEP_MORE;
 	return siwl_tx_send(qp, sock);
 }
@@ -931,6 +1204,7 @@ void siwl_qp_tx_work(struct work_struct *work)
 	int budget = SIWL_TX_BUDGET;
 
 	mutex_lock(&qp->tx_mutex);
+	siwl_tx_zc_reap(qp);
 	do {
 		while (siwl_tx_step(qp) == SIWL_STEP_MORE) {
 			if (!--budget) {
@@ -962,6 +1236,7 @@ void siwl_qp_tx_direct(struct siwl_qp *qp)
 		siwl_qp_kick(qp);
 		return;
 	}
+	siwl_tx_zc_reap(qp);
 	while (siwl_tx_step(qp) == SIWL_STEP_MORE)
 		if (!--budget)
 			break;

@@ -205,6 +205,39 @@ static void mpa_fpdu_finish_errors(void)
 	CHECK_EQ(mpa_fpdu_finish(buf, 12, 3, true), 12);
 }
 
+/*
+ * The zero-copy trailer, fed the ULPDU in uneven pieces, must give the same
+ * bytes as framing the FPDU whole, for every PAD length and both CRC modes.
+ */
+static void mpa_fpdu_trailer_matches_finish(void)
+{
+	u8 whole[64], split[64];
+	u32 len, cut, crc, n;
+	int with_crc;
+
+	for (with_crc = 0; with_crc < 2; with_crc++) {
+		for (len = 0; len <= 9; len++) {
+			memset(whole, 0xee, sizeof(whole));
+			for (n = 0; n < len; n++)
+				whole[2 + n] = (u8)(0x31 + 7 * n);
+			memcpy(split, whole, sizeof(split));
+			CHECK_EQ(mpa_fpdu_finish(whole, sizeof(whole), len,
+						 with_crc), mpa_fpdu_len(len));
+
+			split[0] = len >> 8;
+			split[1] = len & 0xff;
+			cut = len / 3;
+			crc = mpa_crc_update(MPA_CRC_SEED, split, 2 + cut);
+			crc = mpa_crc_update(crc, split + 2 + cut, len - cut);
+			CHECK_EQ(mpa_fpdu_trailer(split + 2 + len, len,
+						  with_crc ? &crc : NULL),
+				 mpa_pad_len(len) + MPA_CRC_SIZE);
+			CHECK_MEM(split, whole, mpa_fpdu_len(len));
+			CHECK_EQ(split[mpa_fpdu_len(len)], 0xee);
+		}
+	}
+}
+
 /* A FPDU carrying the 5 octets "hello": 2 + 5 + PAD 1 + CRC 4. */
 static void make_hello_fpdu(u8 f[12])
 {
@@ -288,6 +321,7 @@ const struct unit_test crc_tests[] = {
 	UNIT_TEST(mpa_fpdu_finish_layout),
 	UNIT_TEST(mpa_fpdu_finish_no_crc),
 	UNIT_TEST(mpa_fpdu_finish_errors),
+	UNIT_TEST(mpa_fpdu_trailer_matches_finish),
 	UNIT_TEST(mpa_fpdu_check_crc_good),
 	UNIT_TEST(mpa_fpdu_check_crc_bad_payload),
 	UNIT_TEST(mpa_fpdu_check_crc_bad_pad),
