@@ -377,7 +377,9 @@ lc_fresh
 # 1b. netdev down for 2 s, then up: both ports report it, the
 # connections survive (TCP retransmits) and finish.
 lc_step "netdev down and up under load"
-lc_traffic_start --duration 6 --down-grace 60
+# Long enough that the link is back well before the server ends, even on
+# a debug kernel where taking a link down and up takes seconds.
+lc_traffic_start --duration 12 --down-grace 60
 ip -n "$DP_A" link set "$DP_VA" down
 sleep 2
 ip -n "$DP_A" link set "$DP_VA" up

@@ -366,6 +366,7 @@ void siwl_qp_flush(struct siwl_qp *qp)
 	qp->tx.kind = SIWL_TX_NONE;
 	qp->tx.fpdu_len = 0;
 	qp->tx.fpdu_sent = 0;
+	qp->tx.irq_more = 0;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
@@ -1187,6 +1188,7 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 		tx->buf_used = 0;
 		tx->kind = SIWL_TX_NONE;
 		tx->zc_msg = false;
+		tx->irq_more = 0;
 		tx->irq_turn = false;
 		/* RFC 5041 section 5.1: the first MSN on each queue is 1. */
 		tx->next_msn[RDMAP_QN_SEND] = 1;

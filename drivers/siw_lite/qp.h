@@ -237,6 +237,7 @@ struct siwl_tx {
 
 	u32 next_msn[RDMAP_QN_COUNT];	/* RFC 5041 section 5.1: from 1 */
 	bool irq_turn;		/* fairness: serve a Read Response next */
+	u32 irq_more;		/* Read Responses chained before this one */
 };
 
 /* Receive state; only RX (under rx_lock) touches it (rx.c). */

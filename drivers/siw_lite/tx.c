@@ -88,9 +88,10 @@ static struct siwl_sqe *siwl_tx_sqe(struct siwl_qp *qp, u32 pos)
 	return &qp->sq[pos % qp->sq_size];
 }
 
+/* The Read Response being built: irq_more entries past the oldest. */
 static struct siwl_irqe *siwl_tx_irqe(struct siwl_qp *qp)
 {
-	return &qp->irq[qp->irq_head % SIWL_MAX_IRD];
+	return &qp->irq[(qp->irq_head + qp->tx.irq_more) % SIWL_MAX_IRD];
 }
 
 /*
@@ -639,6 +640,7 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 	struct siwl_tx *tx = &qp->tx;
 	struct siwl_zc_range r = {};
 	unsigned long flags;
+	u32 n;
 
 	if (tx->zc) {
 		/*
@@ -667,10 +669,11 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 		siwl_tx_complete_locked(qp, tx->sq_first, tx->sq_idx + 1);
 		break;
 	case SIWL_TX_IRQ:
-		if (qp->irq_count) {
-			qp->irq_head++;
-			qp->irq_count--;
-		}
+		/* This one and the irq_more chained before it are out. */
+		n = min(tx->irq_more + 1, qp->irq_count);
+		qp->irq_head += n;
+		qp->irq_count -= n;
+		tx->irq_more = 0;
 		break;
 	case SIWL_TX_TERM:
 		/*
@@ -936,6 +939,43 @@ out:
 	return true;
 }
 
+/*
+ * With a Read Response ended in the buffer, starts the next one if it is
+ * one FPDU that fits whole in the @room left: a burst of small Read
+ * Requests is then answered in one call to TCP, as siwl_tx_chain() does
+ * for the send queue. Responses keep the order of their requests (RFC
+ * 5040 section 5.3).
+ */
+static bool siwl_tx_chain_irq(struct siwl_qp *qp, struct socket *sock,
+			      u32 room)
+{
+	struct siwl_tx *tx = &qp->tx;
+	unsigned long flags;
+	bool next = false;
+	u32 size = 0, ulpdu;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == SIWL_QPS_RTS && !qp->tx_rtr && !qp->tx_hold &&
+	    !qp->term_valid && qp->irq_count > tx->irq_more + 1) {
+		size = qp->irq[(qp->irq_head + tx->irq_more + 1) %
+			       SIWL_MAX_IRD].size;
+		next = true;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!next || size > SIWL_TX_MAX_ULPDU)
+		return false;
+	ulpdu = ddp_hdr_len(RDMAP_RDMA_READ_RESP) + size;
+	if (ulpdu > siwl_tx_mulpdu(qp, sock) || mpa_fpdu_len(ulpdu) > room)
+		return false;
+
+	tx->irq_more++;
+	tx->msg_len = size;
+	tx->msg_sent = 0;
+	tx->mulpdu = siwl_tx_mulpdu(qp, sock);
+	tx->zc_msg = tx->zc_pages && siwl_tx_zc_want(qp, size);
+	return true;
+}
+
 /* Room in the buffer for one more FPDU of any kind. */
 static bool siwl_tx_room(const struct siwl_tx *tx)
 {
@@ -989,8 +1029,13 @@ static int siwl_tx_build(struct siwl_qp *qp, struct socket *sock)
 				return rv;
 			}
 		} while (!last && siwl_tx_room(tx));
-		if (!last || tx->kind != SIWL_TX_SQ || !siwl_tx_room(tx) ||
-		    !siwl_tx_chain(qp, sock, tx->buf_size - tx->buf_used))
+		if (!last || !siwl_tx_room(tx))
+			break;
+		if (tx->kind == SIWL_TX_SQ &&
+		    siwl_tx_chain(qp, sock, tx->buf_size - tx->buf_used))
+			continue;
+		if (tx->kind != SIWL_TX_IRQ ||
+		    !siwl_tx_chain_irq(qp, sock, tx->buf_size - tx->buf_used))
 			break;
 	}
 	tx->fpdu_ends_msg = last;
