@@ -289,6 +289,7 @@ struct siwl_rx {
 
 	u32 next_msn[RDMAP_QN_COUNT];	/* expected MSN per queue */
 	u32 segs;		/* segments taken effect; read racily by TX */
+	bool read_req_kick;	/* Read Requests queued in this pass */
 };
 
 /*
