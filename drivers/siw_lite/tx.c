@@ -134,10 +134,18 @@ static int siwl_tx_check_sges(struct siwl_qp *qp, const struct siwl_sqe *sqe,
 	return 0;
 }
 
-/* Copies @len bytes at message offset @off of @sqe's SGEs to @dst. */
+/*
+ * Walks @len bytes at message offset @off of @sqe's SGEs, checking each
+ * piece against its MR, and copies them to @dst; or, with @dst NULL,
+ * appends their pages to the zero-copy piece list, summed into *@crc
+ * unless @crc is NULL. Returns 0 or a negative errno, the piece list
+ * then as it was: -EOPNOTSUPP or -ENOSPC mean "copy instead".
+ */
 static int siwl_tx_gather(struct siwl_qp *qp, const struct siwl_sqe *sqe,
-			  u32 off, u8 *dst, u32 len)
+			  u32 off, u8 *dst, u32 len, u32 *crc)
 {
+	struct siwl_tx *tx = &qp->tx;
+	unsigned int nb = tx->nbvec;
 	struct siwl_mr *mr;
 	int i, rv;
 	u32 n;
@@ -155,16 +163,25 @@ static int siwl_tx_gather(struct siwl_qp *qp, const struct siwl_sqe *sqe,
 		if (!mr)
 			return -ENOENT;
 		rv = siwl_mr_check(mr, qp->base.pd, sge->addr + off, n, 0);
-		if (!rv)
+		if (!rv && dst)
 			siwl_mr_copy_from(mr, sge->addr + off, dst, n);
+		else if (!rv)
+			rv = siwl_mr_pages(mr, sge->addr + off, n, tx->bvec + nb,
+					   SIWL_TX_BVECS - nb, crc);
 		siwl_mr_put(mr);
-		if (rv)
+		if (rv < 0)
 			return rv;
-		dst += n;
+		if (dst)
+			dst += n;
+		else
+			nb += rv;
 		len -= n;
 		off = 0;
 	}
-	return len ? -EINVAL : 0;
+	if (len)
+		return -EINVAL;
+	tx->nbvec = nb;
+	return 0;
 }
 
 /*
@@ -218,50 +235,6 @@ static void siwl_tx_emit_buf(struct siwl_tx *tx, u32 off, u32 len)
 }
 
 /*
- * Zero-copy counterpart of siwl_tx_gather(): appends the pages holding
- * the payload to the piece list, summing them into *@crc unless NULL.
- * Returns 0, or a negative errno with the list as it was: -EOPNOTSUPP or
- * -ENOSPC ask for a copy, any other is a local protection error.
- */
-static int siwl_tx_gather_pages(struct siwl_qp *qp,
-				const struct siwl_sqe *sqe, u32 off, u32 len,
-				u32 *crc)
-{
-	struct siwl_tx *tx = &qp->tx;
-	unsigned int nb = tx->nbvec;
-	struct siwl_mr *mr;
-	int i, rv;
-	u32 n;
-
-	for (i = 0; i < sqe->num_sge && len; i++) {
-		const struct siwl_sge *sge = &sqe->sge[i];
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = siwl_mr_get(qp->sdev, sge->lkey);
-		if (!mr)
-			return -ENOENT;
-		rv = siwl_mr_check(mr, qp->base.pd, sge->addr + off, n, 0);
-		if (!rv)
-			rv = siwl_mr_pages(mr, sge->addr + off, n, tx->bvec + nb,
-					   SIWL_TX_BVECS - nb, crc);
-		siwl_mr_put(mr);
-		if (rv < 0)
-			return rv;
-		nb += rv;
-		len -= n;
-		off = 0;
-	}
-	if (len)
-		return -EINVAL;
-	tx->nbvec = nb;
-	return 0;
-}
-
-/*
  * Frames the FPDU whose headers are at @fpdu in @buf with its payload
  * left in the registered pages: the piece list gets the headers, the
  * pages, then PAD and CRC, which are written right behind the headers.
@@ -307,7 +280,7 @@ static int siwl_tx_build_zc(struct siwl_qp *qp, const struct siwl_sqe *sqe,
 			}
 		}
 	} else {
-		rv = siwl_tx_gather_pages(qp, sqe, tx->msg_sent, payload, pcrc);
+		rv = siwl_tx_gather(qp, sqe, tx->msg_sent, NULL, payload, pcrc);
 	}
 	if (rv) {
 		/* Undo the header piece: a copy emits the FPDU whole. */
@@ -474,7 +447,7 @@ static int siwl_tx_build_one(struct siwl_qp *qp, bool *last)
 			       payload);
 		} else {
 			rv = siwl_tx_gather(qp, sqe, tx->msg_sent,
-					    ulpdu + hlen, payload);
+					    ulpdu + hlen, payload, NULL);
 		}
 	}
 	if (!rv) {
