@@ -925,7 +925,7 @@ static bool siwl_tx_chain_irq(struct siwl_qp *qp, struct socket *sock,
 	struct siwl_tx *tx = &qp->tx;
 	unsigned long flags;
 	bool next = false;
-	u32 size = 0, ulpdu;
+	u32 size = 0, ulpdu, mulpdu;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state == SIWL_QPS_RTS && !qp->tx_rtr && !qp->tx_hold &&
@@ -938,13 +938,14 @@ static bool siwl_tx_chain_irq(struct siwl_qp *qp, struct socket *sock,
 	if (!next || size > SIWL_TX_MAX_ULPDU)
 		return false;
 	ulpdu = ddp_hdr_len(RDMAP_RDMA_READ_RESP) + size;
-	if (ulpdu > siwl_tx_mulpdu(qp, sock) || mpa_fpdu_len(ulpdu) > room)
+	mulpdu = siwl_tx_mulpdu(qp, sock);
+	if (ulpdu > mulpdu || mpa_fpdu_len(ulpdu) > room)
 		return false;
 
 	tx->irq_more++;
 	tx->msg_len = size;
 	tx->msg_sent = 0;
-	tx->mulpdu = siwl_tx_mulpdu(qp, sock);
+	tx->mulpdu = mulpdu;
 	tx->zc_msg = tx->zc_pages && siwl_tx_zc_want(qp, size);
 	return true;
 }

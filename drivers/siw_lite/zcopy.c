@@ -136,7 +136,8 @@ bool siwl_zc_next(struct siwl_qp *qp, struct siwl_zc_range *r)
 	bool found = false;
 	u32 slot;
 
-	if (!ctx)
+	/* Every transmit pass asks: nothing in flight needs no lock. */
+	if (!ctx || ctx->tail == ctx->head)
 		return false;
 	spin_lock_irqsave(&ctx->lock, flags);
 	slot = ctx->tail % SIWL_ZC_SLOTS;
