@@ -580,7 +580,8 @@ block() {
 PROFILE_FUNCS="ib_uverbs_write siwl_usq_doorbell siwl_qp_tx_direct siwl_qp_tx_work
  siwl_tx_step kernel_sendpage tcp_sendpage tcp_sendmsg siwl_sk_data_ready siwl_qp_rx
  siwl_qp_rx_work tcp_v4_rcv tcp_read_sock netif_rx veth_xmit net_rx_action
- siwl_cq_push siwl_mr_get crc32c"
+ siwl_cq_push siwl_mr_get crc32c siwl_queue_elsewhere siwl_qp_kick
+ siwl_rx_place siwl_rx_place_send siwl_rx_take_rqe siwl_rx_hdr siwl_tx_gather skb_copy_bits"
 profile_run() {
 	local t=$1 size=$2 name=prof-$1-$2 pdir=$out/profile tr=/sys/kernel/tracing f
 	mkdir -p "$pdir"
@@ -609,8 +610,11 @@ profile_run() {
 			rest = substr($0, RSTART + RLENGTH)
 			if (match(rest, /\/\* [A-Za-z0-9_.]+/))
 				fn = substr(rest, RSTART + 3, RLENGTH - 3)
-			else if (match(rest, /[A-Za-z0-9_.]+\(\);/))
+			else if (match(rest, /[A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])?\(\);/)) {
+				# a leaf call: a function of a module ends in " [module]"
 				fn = substr(rest, RSTART, RLENGTH - 3)
+				sub(/ .*/, "", fn)
+			}
 			else
 				next
 			n[fn]++; tot[fn] += d
