@@ -8,14 +8,15 @@
 # buffer TCP copies from), and with none (tx_pages=0: TCP copies all);
 # then with every doorbell transmitting in the poster's system call
 # (tx_handoff=0), with the worker polling the send ring (sq_poll_us=200),
-# with every receive placed by the RX worker (rx_defer=1), and with every
-# payload sent zero-copy (tx_zcopy=2), without and with MPA CRCs.
+# with every receive placed by the RX worker (rx_defer=1), with Read
+# Responses placed by it (rx_defer_read=1), and with every payload sent
+# zero-copy (tx_zcopy=2), without and with MPA CRCs.
 . "$(dirname "$0")/lib.sh"
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
 # one point per verbs_test case, one for the exit codes; 3 + 1 seven
-# times; one for the zero-copy trace
-plan 40
+# times; 1 + 1 twice, with a trace point each; one for the zero-copy trace
+plan 46
 dp_start
 kmsg "test_30_verbs_datapath start"
 
@@ -40,21 +41,17 @@ dp_param rx_defer 1 || bail "cannot set rx_defer"
 dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read
 dp_param rx_defer 0
 
-# Every payload from the registered pages (the stack copies it on the
-# way into the other namespace); then with MPA CRCs, summed over those
-# pages, which the receiver checks. The first cell runs under a function
-# trace that shows the pages were listed and that TCP, not only we, let
-# go of the notifications: more callbacks than notifications begun.
 TR=/sys/kernel/tracing
-ZC_FUNCS="siwl_mr_pages siwl_zc_begin siwl_zc_callback"
-zc_trace_start() {
+# fn_trace_start FUNCS: traces calls of FUNCS; 1 if this kernel has no
+# function tracer, 2 if one of FUNCS cannot be traced
+fn_trace_start() {
 	local f
 
 	[ -e $TR/current_tracer ] || mount -t tracefs nodev $TR 2>/dev/null
 	grep -qw function $TR/available_tracers 2>/dev/null || return 1
 	echo nop >$TR/current_tracer
 	: >$TR/set_ftrace_filter
-	for f in $ZC_FUNCS; do
+	for f in $1; do
 		echo "$f" >>$TR/set_ftrace_filter 2>/dev/null || return 2
 	done
 	echo 16384 >$TR/buffer_size_kb
@@ -62,12 +59,13 @@ zc_trace_start() {
 	echo function >$TR/current_tracer
 	echo 1 >$TR/tracing_on
 }
-# zc_trace_stop: "begun callbacks listed lost" from the trace
-zc_trace_stop() {
+# fn_trace_stop FUNCS: the calls of each of FUNCS on one line, in order,
+# then the events the trace lost
+fn_trace_stop() {
 	echo 0 >$TR/tracing_on
-	awk '/ siwl_zc_begin <-/ { b++ } / siwl_zc_callback <-/ { c++ }
-	     / siwl_mr_pages <-/ { p++ }
-	     END { printf "%d %d %d\n", b, c, p }' $TR/trace
+	awk -v funcs="$1" '{ for (i = 1; i <= NF; i++) if ($i ~ /^<-/) n[$(i - 1)]++ }
+	     END { k = split(funcs, f, " ")
+		   for (i = 1; i <= k; i++) printf "%d%s", n[f[i]], i < k ? " " : "\n" }' $TR/trace
 	cat $TR/per_cpu/cpu*/stats 2>/dev/null |
 		awk '/^overrun:/ { o += $2 } END { print o + 0 }'
 	echo nop >$TR/current_tracer
@@ -75,9 +73,49 @@ zc_trace_stop() {
 	echo 1 >$TR/tracing_on
 }
 
+# Read Responses are placed by the RX worker while Reads are outstanding
+# (rx_defer_read=1: every burst), and nothing else is: a Write-only cell,
+# with no Read outstanding, must not run it.
+RX_FUNCS="siwl_qp_rx_work"
+dp_param rx_defer_read 1 || bail "cannot set rx_defer_read"
+for c in read write; do
+	traced=0
+	fn_trace_start "$RX_FUNCS" || traced=$?
+	dp_vt_cell "rx-defer-read-$c" "(rx_defer_read=1)" $c
+	what="rx_defer_read: RX worker placed $c data"
+	[ $c = write ] && what="rx_defer_read: RX worker idle without Reads"
+	if [ $traced = 1 ]; then
+		skip "$what" "this kernel has no function tracer"
+		continue
+	elif [ $traced = 2 ]; then
+		fail "$what" "cannot trace $RX_FUNCS"
+		continue
+	fi
+	counts=$(fn_trace_stop "$RX_FUNCS")
+	rx_runs=$(head -n 1 <<<"$counts")
+	lost=$(tail -n 1 <<<"$counts")
+	diag "$c cell: RX worker ran $rx_runs times, $lost trace events lost"
+	if [ "$lost" != 0 ]; then
+		skip "$what" "the trace lost events"
+	elif [ $c = read ] && [ "$rx_runs" -gt 0 ]; then
+		pass "$what"
+	elif [ $c = write ] && [ "$rx_runs" = 0 ]; then
+		pass "$what"
+	else
+		fail "$what" "RX worker runs: $rx_runs"
+	fi
+done
+dp_param rx_defer_read 16384
+
+# Every payload from the registered pages (the stack copies it on the
+# way into the other namespace); then with MPA CRCs, summed over those
+# pages, which the receiver checks. The first cell runs under a function
+# trace that shows the pages were listed and that TCP, not only we, let
+# go of the notifications: more callbacks than notifications begun.
+ZC_FUNCS="siwl_mr_pages siwl_zc_begin siwl_zc_callback"
 dp_param tx_zcopy 2 && dp_param tx_zcopy_min 0 || bail "cannot set tx_zcopy"
 traced=0
-zc_trace_start || traced=$?
+fn_trace_start "$ZC_FUNCS" || traced=$?
 dp_vt_cell "tx-zcopy" "(tx_zcopy=2)" send,write,read
 if [ $traced = 1 ]; then
 	skip "zero-copy: pages listed, notifications held by TCP" \
@@ -86,8 +124,8 @@ elif [ $traced = 2 ]; then
 	fail "zero-copy: pages listed, notifications held by TCP" \
 		"cannot trace one of: $ZC_FUNCS"
 else
-	zc_counts=$(zc_trace_stop)
-	read -r zc_b zc_c zc_p <<<"$(head -n 1 <<<"$zc_counts")"
+	zc_counts=$(fn_trace_stop "$ZC_FUNCS")
+	read -r zc_p zc_b zc_c <<<"$(head -n 1 <<<"$zc_counts")"
 	zc_lost=$(tail -n 1 <<<"$zc_counts")
 	diag "zero-copy trace: $zc_b notifications begun, $zc_c callbacks," \
 		"$zc_p page lists, $zc_lost events lost"
