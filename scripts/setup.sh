@@ -36,10 +36,21 @@ if ! command -v vng >/dev/null 2>&1; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
+	# apt downloads as _apt where it can write.
+	chown -R _apt "$tmp" 2>/dev/null || true
 	# Use the same Debian mirror the machine is already configured with.
-	mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-			/etc/apt/sources.list.d/*.list 2>/dev/null |
-		grep -oE '(https?|file):[^ ]*/debian/?( |$)' | head -n1 | tr -d ' ')
+	# Either format may be absent (deb822 .sources only is common).
+	srcs=()
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+		 /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] && srcs+=("$f")
+	done
+	mirror=""
+	if [ ${#srcs[@]} -gt 0 ]; then
+		mirror=$(sed -e 's/#.*//' "${srcs[@]}" |
+			grep -oE '(https?|file):[^ ]*/debian/?( |$)' |
+			sed -n '1{s/ //g;p}') || mirror=""
+	fi
 	[ -n "$mirror" ] || { echo "setup: no Debian mirror configured" >&2; exit 1; }
 	echo "deb $mirror trixie main" >"$tmp/trixie.list"
 	opts=(-o Dir::Etc::sourcelist="$tmp/trixie.list"
