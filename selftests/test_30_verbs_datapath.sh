@@ -41,38 +41,6 @@ dp_param rx_defer 1 || bail "cannot set rx_defer"
 dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read
 dp_param rx_defer 0
 
-TR=/sys/kernel/tracing
-# fn_trace_start FUNCS: traces calls of FUNCS; 1 if this kernel has no
-# function tracer, 2 if one of FUNCS cannot be traced
-fn_trace_start() {
-	local f
-
-	[ -e $TR/current_tracer ] || mount -t tracefs nodev $TR 2>/dev/null
-	grep -qw function $TR/available_tracers 2>/dev/null || return 1
-	echo nop >$TR/current_tracer
-	: >$TR/set_ftrace_filter
-	for f in $1; do
-		echo "$f" >>$TR/set_ftrace_filter 2>/dev/null || return 2
-	done
-	echo 16384 >$TR/buffer_size_kb
-	: >$TR/trace
-	echo function >$TR/current_tracer
-	echo 1 >$TR/tracing_on
-}
-# fn_trace_stop FUNCS: the calls of each of FUNCS on one line, in order,
-# then the events the trace lost
-fn_trace_stop() {
-	echo 0 >$TR/tracing_on
-	awk -v funcs="$1" '{ for (i = 1; i <= NF; i++) if ($i ~ /^<-/) n[$(i - 1)]++ }
-	     END { k = split(funcs, f, " ")
-		   for (i = 1; i <= k; i++) printf "%d%s", n[f[i]], i < k ? " " : "\n" }' $TR/trace
-	cat $TR/per_cpu/cpu*/stats 2>/dev/null |
-		awk '/^overrun:/ { o += $2 } END { print o + 0 }'
-	echo nop >$TR/current_tracer
-	: >$TR/set_ftrace_filter
-	echo 1 >$TR/tracing_on
-}
-
 # Read Responses are placed by the RX worker while Reads are outstanding
 # (rx_defer_read=1: every burst), and nothing else is: a Write-only cell,
 # with no Read outstanding, must not run it.

@@ -964,6 +964,48 @@ void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk)
 	siwl_qp_rx(qp, sk);
 }
 
+/*
+ * Whether the receive window we last advertised is nearly used up while
+ * the buffer would allow twice as much: the test tcp_cleanup_rbuf() makes
+ * after an application read, less its cost.
+ */
+static bool siwl_rwnd_stale(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 left = tcp_receive_window(tp);
+	int space = tcp_space(sk);
+
+	return left < READ_ONCE(tp->window_clamp) / 2 && space > 0 &&
+	       (u32)space >= 2 * left + inet_csk(sk)->icsk_ack.rcv_mss;
+}
+
+/*
+ * Called after a process context held @sk (a post's or worker's send, the
+ * RX worker): reopens a receive window that closed meanwhile.
+ *
+ * While a socket is owned, arriving segments wait in its backlog, and
+ * until release_sock() has drained it, 6.1's __release_sock() counts every
+ * byte that went through against the free space (sk_backlog.len is reset
+ * only at the end, so that a flood cannot keep it looping). We place data
+ * from sk_data_ready, so draining is reading: with a local peer each ACK
+ * sent during the drain lets the peer's softirq send more into the same
+ * backlog, and the advertised window shrinks to zero. TCP reopens it only
+ * on the next application read (tcp_cleanup_rbuf()); none comes, since we
+ * read it all already, and the peer waits for its zero window probe, one
+ * RTO (200 ms or more). In the 2 CPU benchmark guest that was the slow
+ * mode of ib_send_bw 64 KiB, whose server posts a credit Send every few
+ * receives: about 5 such stalls a second (Documentation/siw_lite.rst).
+ */
+void siwl_rx_window_update(struct sock *sk)
+{
+	if (!siwl_rwnd_stale(sk))
+		return;
+	lock_sock(sk);
+	if (sk->sk_state == TCP_ESTABLISHED && siwl_rwnd_stale(sk))
+		__tcp_send_ack(sk, tcp_sk(sk)->rcv_nxt);
+	release_sock(sk);
+}
+
 void siwl_qp_rx_work(struct work_struct *work)
 {
 	struct siwl_qp *qp = container_of(work, struct siwl_qp, rx_work);
@@ -980,4 +1022,5 @@ void siwl_qp_rx_work(struct work_struct *work)
 	lock_sock(sk);
 	siwl_qp_rx(qp, sk);
 	release_sock(sk);
+	siwl_rx_window_update(sk);
 }

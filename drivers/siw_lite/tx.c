@@ -1217,6 +1217,22 @@ static bool siwl_tx_poll_sq(struct siwl_qp *qp)
 	return more;
 }
 
+/*
+ * Our sends hold the socket, and with it whatever arrives meanwhile: see
+ * siwl_rx_window_update(). Under tx_mutex, which keeps qp->sock.
+ */
+static void siwl_tx_window_update(struct siwl_qp *qp)
+{
+	struct socket *sock;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	sock = qp->tx_enabled ? qp->sock : NULL;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (sock)
+		siwl_rx_window_update(sock->sk);
+}
+
 void siwl_qp_tx_work(struct work_struct *work)
 {
 	struct siwl_qp *qp = container_of(work, struct siwl_qp, tx_work);
@@ -1234,6 +1250,7 @@ void siwl_qp_tx_work(struct work_struct *work)
 		}
 	} while (siwl_tx_poll_sq(qp));
 out:
+	siwl_tx_window_update(qp);
 	mutex_unlock(&qp->tx_mutex);
 	siwl_tx_deferred(qp);
 }
@@ -1259,6 +1276,7 @@ void siwl_qp_tx_direct(struct siwl_qp *qp)
 	while (siwl_tx_step(qp) == SIWL_STEP_MORE)
 		if (!--budget)
 			break;
+	siwl_tx_window_update(qp);
 	mutex_unlock(&qp->tx_mutex);
 
 	spin_lock_irqsave(&qp->lock, flags);

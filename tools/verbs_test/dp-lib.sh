@@ -448,6 +448,42 @@ dp_perftest() {
 	dp_both_ok "$t -R -a -n $iters between two namespaces"
 }
 
+# ------------------------------------------------ function traces
+#
+# For test points that show which code ran (counts of calls, never times).
+
+DP_TR=/sys/kernel/tracing
+# fn_trace_start FUNCS: traces calls of FUNCS; 1 if this kernel has no
+# function tracer, 2 if one of FUNCS cannot be traced
+fn_trace_start() {
+	local f
+
+	[ -e $DP_TR/current_tracer ] || mount -t tracefs nodev $DP_TR 2>/dev/null
+	grep -qw function $DP_TR/available_tracers 2>/dev/null || return 1
+	echo nop >$DP_TR/current_tracer
+	: >$DP_TR/set_ftrace_filter
+	for f in $1; do
+		echo "$f" >>$DP_TR/set_ftrace_filter 2>/dev/null || return 2
+	done
+	echo 16384 >$DP_TR/buffer_size_kb
+	: >$DP_TR/trace
+	echo function >$DP_TR/current_tracer
+	echo 1 >$DP_TR/tracing_on
+}
+# fn_trace_stop FUNCS: the calls of each of FUNCS on one line, in order,
+# then the events the trace lost
+fn_trace_stop() {
+	echo 0 >$DP_TR/tracing_on
+	awk -v funcs="$1" '{ for (i = 1; i <= NF; i++) if ($i ~ /^<-/) n[$(i - 1)]++ }
+	     END { k = split(funcs, f, " ")
+		   for (i = 1; i <= k; i++) printf "%d%s", n[f[i]], i < k ? " " : "\n" }' $DP_TR/trace
+	cat $DP_TR/per_cpu/cpu*/stats 2>/dev/null |
+		awk '/^overrun:/ { o += $2 } END { print o + 0 }'
+	echo nop >$DP_TR/current_tracer
+	: >$DP_TR/set_ftrace_filter
+	echo 1 >$DP_TR/tracing_on
+}
+
 # ------------------------------------------------ interop: the in-tree siw
 #
 # The peer module is built on the host by scripts/siw-peer.sh (the guest's
