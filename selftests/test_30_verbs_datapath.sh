@@ -39,6 +39,7 @@ dp_param sq_poll_us 0
 
 dp_param rx_defer 1 || bail "cannot set rx_defer"
 dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read
+# Below, only rx_defer_read moves placement off the softirq.
 dp_param rx_defer 0
 
 # Read Responses are placed by the RX worker while Reads are outstanding
@@ -74,6 +75,7 @@ for c in read write; do
 	fi
 done
 dp_param rx_defer_read 16384
+dp_param rx_defer 16384
 
 # Every payload from the registered pages (the stack copies it on the
 # way into the other namespace); then with MPA CRCs, summed over those
