@@ -655,7 +655,15 @@ static int siwl_qp_new_state(struct siwl_qp *qp, enum ib_qp_state new,
 	case IB_QPS_RTS:
 		return s == SIWL_QPS_RTS ? 0 : -EINVAL;
 	case IB_QPS_SQD:
-		if (s == SIWL_QPS_CLOSING)
+		/*
+		 * Closing, or closed already by the peer or an error: nothing
+		 * is left to drain. librdmacm's rdma_disconnect() asks for SQD
+		 * on iWARP and fails if we refuse, which an application that
+		 * disconnects after its peer did would see; the in-tree siw
+		 * accepts it too.
+		 */
+		if (s == SIWL_QPS_CLOSING || s == SIWL_QPS_TERMINATE ||
+		    s == SIWL_QPS_ERROR)
 			return 0;
 		if (s != SIWL_QPS_RTS)
 			return -EINVAL;
