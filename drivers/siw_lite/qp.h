@@ -412,6 +412,7 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 /* sk_data_ready of an RTS socket (BH context, socket callback lock held). */
 void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk);
 void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk);
+/* After a process context held @sk (may sleep): reopen the rcv window. */
 void siwl_rx_window_update(struct sock *sk);
 void siwl_qp_rx_work(struct work_struct *work);
 

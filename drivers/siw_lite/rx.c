@@ -996,7 +996,8 @@ static bool siwl_rwnd_stale(const struct sock *sk)
  * read it all already, and the peer waits for its zero window probe, one
  * RTO (200 ms or more). In the 2 CPU benchmark guest that was the slow
  * mode of ib_send_bw 64 KiB, whose server posts a credit Send every few
- * receives: about 5 such stalls a second (Documentation/siw_lite.rst).
+ * receives: stops of 140-180 ms, two to three a second
+ * (Documentation/siw_lite.rst).
  */
 void siwl_rx_window_update(struct sock *sk)
 {
