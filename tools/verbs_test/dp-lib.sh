@@ -612,7 +612,10 @@ dp_cap_dir() {
 
 # dp_cap_start NAME: tcpdump into the guest's tmpfs first (writing
 # through to the shared log directory loses packets under TCG), with a
-# large buffer; dp_cap_stop moves the file to its place.
+# large buffer; dp_cap_stop moves the file to its place.  -B is in KiB
+# and every ring slot holds a whole snapshot (-s 0), so 64 MiB were only
+# a few hundred packets: a faster ib_read_bw against siw overran it (371
+# packets lost in one CI run); 256 MiB kept that test at 0 drops.
 #
 # --immediate-mode and -U: without them libpcap collects packets in
 # TPACKET_V3 blocks that reach tcpdump only when full or after a timer,
@@ -629,7 +632,7 @@ dp_cap_start() {
 	rm -f "$SIWL_TMP/cap.pcap"
 	# -Z root: tcpdump would otherwise drop to a user that cannot
 	# write to the scratch directory.
-	ip netns exec "$DP_A" tcpdump -i "$DP_VA" -s 0 -B 65536 -n -Z root \
+	ip netns exec "$DP_A" tcpdump -i "$DP_VA" -s 0 -B 262144 -n -Z root \
 		--immediate-mode -U \
 		-w "$SIWL_TMP/cap.pcap" >"$SIWL_TMP/tcpdump.err" 2>&1 &
 	DP_CAP_PID=$!
