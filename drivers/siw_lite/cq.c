@@ -182,8 +182,9 @@ u32 siwl_cq_clean(struct siwl_cq *cq, const struct ib_qp *qp)
 }
 
 int siwl_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata)
+		   struct siwl_create_cq_arg *arg)
 {
+	struct ib_udata *udata = siwl_create_cq_udata(arg);
 	struct siwl_device *sdev = to_siwl_dev(base->device);
 	struct siwl_cq *cq = to_siwl_cq(base);
 	struct siw_lite_uresp_create_cq resp = {};

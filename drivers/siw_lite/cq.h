@@ -11,6 +11,8 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
+#include "compat.h"
+
 #include "uring.h"
 
 /* One work completion as the data path produces it. */
@@ -65,7 +67,7 @@ int siwl_cq_push(struct siwl_cq *cq, const struct siwl_cqe *cqe,
 u32 siwl_cq_clean(struct siwl_cq *cq, const struct ib_qp *qp);
 
 int siwl_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata);
+		   struct siwl_create_cq_arg *arg);
 int siwl_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
 int siwl_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 int siwl_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);

@@ -28,6 +28,7 @@
 #include <linux/skbuff.h>
 #include <net/tcp.h>
 
+#include "compat.h"
 #include "cq.h"
 #include "mem.h"
 #include "mpa_wire.h"
@@ -1005,7 +1006,7 @@ void siwl_rx_window_update(struct sock *sk)
 		return;
 	lock_sock(sk);
 	if (sk->sk_state == TCP_ESTABLISHED && siwl_rwnd_stale(sk))
-		__tcp_send_ack(sk, tcp_sk(sk)->rcv_nxt);
+		siwl_tcp_send_ack(sk);
 	release_sock(sk);
 }
 

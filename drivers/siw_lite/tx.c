@@ -14,7 +14,7 @@
  * from the source memory, PAD and CRC. That costs a copy but makes resuming
  * a partly sent FPDU trivial, keeps the CRC a single pass over contiguous
  * bytes, and lets a WR complete as soon as TCP has its bytes. The buffers
- * are pages TCP takes by reference (kernel_sendpage(), tx_pages of them
+ * are pages TCP takes by reference (siwl_sendpage(), tx_pages of them
  * rotate), so that copy is the only one on the way out: TCP does not copy
  * them again.
  *
@@ -34,10 +34,10 @@
 #include <linux/net.h>
 #include <linux/bvec.h>
 #include <linux/uio.h>
-#include <asm/unaligned.h>
 #include <net/tcp.h>
 
 #include "cm.h"
+#include "compat.h"
 #include "mem.h"
 #include "mpa_wire.h"
 #include "qp.h"
@@ -690,9 +690,9 @@ static int siwl_tx_send(struct siwl_qp *qp, struct socket *sock)
 			iov_iter_advance(&msg.msg_iter, tx->fpdu_sent);
 			rv = sock_sendmsg(sock, &msg);
 		} else if (tx->buf_page) {
-			rv = kernel_sendpage(sock, tx->buf_page, tx->fpdu_sent,
-					     tx->fpdu_len - tx->fpdu_sent,
-					     mflags);
+			rv = siwl_sendpage(sock, tx->buf_page, tx->fpdu_sent,
+					   tx->fpdu_len - tx->fpdu_sent,
+					   mflags);
 		} else {
 			memset(&msg, 0, sizeof(msg));
 			msg.msg_flags = mflags;

@@ -18,7 +18,11 @@
 #include <linux/compiler.h>
 #include <linux/crc32c.h>
 #include <asm/byteorder.h>
-#include <asm/unaligned.h>	/* <linux/unaligned.h> from 6.12 on */
+#ifdef SIWL_HAVE_LINUX_UNALIGNED_H	/* probed by Kbuild, see compat.h */
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 
 #else /* !__KERNEL__ */
 

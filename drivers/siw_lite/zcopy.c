@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "compat.h"
 #include "qp.h"
 #include "zcopy.h"
 
@@ -74,6 +75,8 @@ static void siwl_zc_callback(struct sk_buff *skb, struct ubuf_info *ubuf,
 	siwl_zc_ctx_put(ctx);
 }
 
+SIWL_DEFINE_UBUF_OPS(siwl_zc_ops, siwl_zc_callback);
+
 bool siwl_zc_usable(struct siwl_qp *qp, bool always)
 {
 	struct siwl_zc_ctx *ctx = qp->tx.zc_ctx;
@@ -107,7 +110,7 @@ struct ubuf_info *siwl_zc_begin(struct siwl_qp *qp)
 	if (!ctx || ctx->head - ctx->tail >= SIWL_ZC_SLOTS)
 		return NULL;
 	zc = &ctx->slot[ctx->head % SIWL_ZC_SLOTS];
-	zc->ubuf.callback = siwl_zc_callback;
+	siwl_ubuf_set_ops(&zc->ubuf, &siwl_zc_ops);
 	refcount_set(&zc->ubuf.refcnt, 1);
 	/* As MSG_ZEROCOPY: forwarding keeps the pages, local delivery copies. */
 	zc->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
