@@ -15,8 +15,9 @@
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
 # one point per verbs_test case, one for the exit codes; 3 + 1 seven
-# times; 1 + 1 twice, with a trace point each; one for the zero-copy trace
-plan 46
+# times, plus srq in the rx_defer cell; 1 + 1 twice, with a trace point
+# each; one for the zero-copy trace
+plan 47
 dp_start
 kmsg "test_30_verbs_datapath start"
 
@@ -37,8 +38,11 @@ dp_param sq_poll_us 200 || bail "cannot set sq_poll_us"
 dp_vt_cell "sq-poll" "(sq_poll_us=200)" send,write,read
 dp_param sq_poll_us 0
 
+# srq: the client disconnects right after its last Sends, whose FIN can
+# reach the server before the RX worker placed them; they must not be
+# flushed (the orderly close places what TCP received first).
 dp_param rx_defer 1 || bail "cannot set rx_defer"
-dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read
+dp_vt_cell "rx-defer" "(rx_defer=1)" send,write,read,srq
 # Below, only rx_defer_read moves placement off the softirq.
 dp_param rx_defer 0
 

@@ -1163,6 +1163,17 @@ static void siwl_cep_disconnect(struct siwl_cep *cep, int status, bool abort)
 	struct sock *sk = cep->sock->sk;
 
 	siwl_cep_disarm(cep);
+	/*
+	 * An orderly end: the peer's last FPDUs precede its FIN and must be
+	 * placed before the QP lets go of the socket, even if sk_data_ready
+	 * left them to the RX worker (rx_defer), which llp_down cancels.
+	 * Without this, Sends the peer saw complete were flushed here.
+	 */
+	if (!abort && !status) {
+		lock_sock(sk);
+		siwl_qp_rx(cep->qp, sk);
+		release_sock(sk);
+	}
 	/* The data path must not be entered again while it lets go. */
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->rx_qp = NULL;

@@ -409,7 +409,11 @@ static inline struct siwl_qp *to_siwl_qp(struct ib_qp *qp)
 int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 		   const struct siwl_conn_params *p);
 
-/* sk_data_ready of an RTS socket (BH context, socket callback lock held). */
+/*
+ * Places what TCP has received: from sk_data_ready (BH context, socket
+ * callback lock held), the RX worker and the CM's orderly close (process
+ * context, socket lock held).
+ */
 void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk);
 void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk);
 /* After a process context held @sk (may sleep): reopen the rcv window. */
