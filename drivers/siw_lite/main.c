@@ -369,4 +369,5 @@ module_exit(siwl_exit);
 MODULE_AUTHOR("siw_lite developers");
 MODULE_DESCRIPTION("Software iWARP RNIC (RDMAP/DDP/MPA over kernel TCP)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(SIWL_VERSION);
 MODULE_ALIAS_RDMA_LINK("siw_lite");
