@@ -3,6 +3,8 @@
 # Out-of-tree build of siw_lite.ko and of the rdma-core provider.
 #
 #   make                 module, provider and the verbs and ring test programs
+#   make module provider what a user needs (and all that make install
+#                        builds): kernel headers and libibverbs-dev only
 #   make KDIR=<dir>      build against another kernel build directory
 #   make W=1 C=1         extra warnings and sparse on the module
 #   make check           host-side checks (unit tests, provider ABI, a
@@ -12,10 +14,18 @@
 #   make install         module into /lib/modules/<ver>/updates, provider
 #                        into libibverbs' provider directory
 
-# The host kernel is not a Debian kernel: build against the newest
-# installed Debian headers unless told otherwise.
-KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
-KVER ?= $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
+# The kernel to build for: the running one when its headers are installed,
+# else the newest installed Debian headers (a build host, or a machine
+# that has just installed a new kernel); module says which.
+ifeq ($(origin KDIR),undefined)
+KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
+ifeq ($(KDIR),)
+KDIR := $(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V))
+KDIR_WHY := no headers for the running kernel $(shell uname -r): building for $(KDIR)
+endif
+endif
+KVER ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),\
+	     $(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 # Seconds per libFuzzer target in make check (a short smoke run; the long
 # run is documented in tools/fuzz/Makefile).
 FUZZ_SECONDS ?= 10
@@ -29,7 +39,8 @@ PWD := $(shell pwd)
 all: module provider verbs_test ringtest hostile hostile_user lifecycle
 
 module:
-	@test -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 or set KDIR" >&2; exit 1; }
+	@test -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-$$(uname -r) (or linux-headers-amd64) or set KDIR" >&2; exit 1; }
+	$(if $(KDIR_WHY),@echo "siw_lite: $(KDIR_WHY)")
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
 
 provider:
@@ -72,7 +83,7 @@ checkpatch: checkpatch-kernel
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore $(CHECKPATCH_USER_IGNORE) \
 		-f $$(git ls-files -- 'tools/*.[ch]' 'selftests/*.[ch]')
 
-install: all
+install: module provider
 	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
 	$(MAKE) -C tools/provider install
@@ -85,3 +96,4 @@ clean:
 	$(MAKE) -C tools/lifecycle clean
 	$(MAKE) -C tools/hostile_user clean
 	$(MAKE) -C tools/hostile clean
+

@@ -26,6 +26,66 @@ siwl_pick_kernel() {
 	printf '%s\n' "${found[@]}" | sort -V | tail -n 1
 }
 
+# Print the kernels the test command runs on, newest first: the newest
+# usable kernel of each series installed (6.12, 6.1, ...), or those in
+# $SIW_LITE_KERNELS (space separated) when set.
+siwl_pick_kernels() {
+	local img ver series
+	local -A newest=()
+
+	if [ -n "${SIW_LITE_KERNELS:-}" ]; then
+		printf '%s\n' $SIW_LITE_KERNELS
+		return 0
+	fi
+	for img in /boot/vmlinuz-*-amd64; do
+		[ -e "$img" ] || continue
+		ver=${img#/boot/vmlinuz-}
+		[ -d "/usr/src/linux-headers-$ver" ] || continue
+		[ -d "/lib/modules/$ver/kernel" ] || continue
+		series=$(siwl_kernel_series "$ver")
+		if [ -z "${newest[$series]:-}" ] ||
+		   [ "$(printf '%s\n' "${newest[$series]}" "$ver" | sort -V | tail -n 1)" = "$ver" ]; then
+			newest[$series]=$ver
+		fi
+	done
+	[ ${#newest[@]} -gt 0 ] || return 1
+	printf '%s\n' "${newest[@]}" | sort -rV
+}
+
+# "6.12" for 6.12.118+deb12-amd64, "6.1" for 6.1.0-57-amd64: the series,
+# which names Debian's linux-source-<series> package.
+siwl_kernel_series() {
+	local v=$1
+
+	[[ $v =~ ^([0-9]+)\.([0-9]+) ]] || return 1
+	echo "${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
+}
+
+# siwl_build_module KDIR OUTDIR [MAKE-ARGS...]: build siw_lite.ko from this
+# work tree's sources in a copy under OUTDIR (outside the tree: Kbuild puts
+# objects beside the sources, so one tree holds one kernel's build) and
+# print the .ko's path. Build output goes to stderr.
+siwl_build_module() {
+	local kdir=$1 out=$2
+
+	shift 2
+	mkdir -p "$out" || return 1
+	out=$(cd "$out" && pwd -P)
+	case $out/ in
+	"$SIW_LITE_TOP"/*)
+		siwl_msg "$out is inside the work tree; pick a dir outside it"
+		return 2 ;;
+	esac
+	rm -rf "$out/drivers" "$out/include"
+	cp "$SIW_LITE_TOP/Kbuild" "$SIW_LITE_TOP/VERSION" "$out/" || return 1
+	mkdir -p "$out/drivers/siw_lite"
+	cp "$SIW_LITE_TOP"/drivers/siw_lite/{Kbuild,*.c,*.h} "$out/drivers/siw_lite/" ||
+		return 1
+	cp -r "$SIW_LITE_TOP/include" "$out/" || return 1
+	make -s -C "$kdir" M="$out" "$@" modules >&2 || return 1
+	echo "$out/drivers/siw_lite/siw_lite.ko"
+}
+
 # Check that a kernel version given by the user is usable; prints why not.
 siwl_check_kernel() {
 	local ver=$1

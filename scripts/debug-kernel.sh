@@ -425,24 +425,10 @@ cmd_release() {
 # Kbuild puts its objects next to the sources, which would overwrite the
 # module built for the distro kernel.
 cmd_module() {
-	local kdir out
+	local kdir
 
 	kdir=$(cmd_path) || return 1
-	out=${1:-$(tagdir)/siw_lite}
-	mkdir -p "$out"
-	out=$(cd "$out" && pwd -P)
-	case $out/ in
-	"$SIW_LITE_TOP"/*)
-		siwl_msg "$out is inside the work tree; pick a dir outside it"
-		return 2 ;;
-	esac
-	rm -rf "$out/drivers" "$out/include"
-	cp "$SIW_LITE_TOP/Kbuild" "$out/"
-	mkdir -p "$out/drivers/siw_lite"
-	cp "$SIW_LITE_TOP"/drivers/siw_lite/{Kbuild,*.c,*.h} "$out/drivers/siw_lite/"
-	cp -r "$SIW_LITE_TOP/include" "$out/"
-	make -s -C "$kdir" M="$out" modules >&2
-	echo "$out/drivers/siw_lite/siw_lite.ko"
+	siwl_build_module "$kdir" "${1:-$(tagdir)/siw_lite}"
 }
 
 case ${1:-} in

@@ -11,10 +11,11 @@ set -euo pipefail
 
 need=(build-essential bc bison flex libelf-dev libssl-dev dwarves sparse
       qemu-system-x86 linux-image-amd64 linux-headers-amd64
+      linux-image-6.12-amd64 linux-headers-6.12-amd64
       rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
       ibverbs-providers iproute2 iperf3 kmod file busybox-static udev
       python3 python3-argcomplete python3-pkg-resources python3-requests
-      tcpdump tshark linux-source-6.1 xz-utils clang libclang-rt-14-dev
+      tcpdump tshark linux-source-6.1 linux-source-6.12 xz-utils clang libclang-rt-14-dev
       nvme-cli gnuplot-nox)
 
 missing=()

@@ -7,8 +7,10 @@
 #   scripts/siw-peer.sh [--kernel VER] [--variant NAME] [--list]
 #
 # Debian does not build siw (CONFIG_RDMA_SIW is not set), but the
-# linux-source-6.1 package has its source, which builds against the same
-# headers as siw_lite.  The result is cached outside the work tree:
+# linux-source-<series> package of the kernel's series (linux-source-6.1
+# for 6.1.0-*, linux-source-6.12 for 6.12.*) has its source, which builds
+# against the same headers as siw_lite.  The result is cached outside the
+# work tree:
 #
 #   /var/cache/siw_lite/siw-peer/<kver>/<variant>/siw.ko
 #
@@ -45,7 +47,6 @@ set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-SRC_TAR=${SIW_PEER_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 CACHE=${SIW_PEER_CACHE:-/var/cache/siw_lite/siw-peer}
 SIW_DIR=drivers/infiniband/sw/siw
 VARIANTS="default crc-required crc-off rev1 p2p"
@@ -111,16 +112,16 @@ tar_stamp() {
 	stat -L -c '%n %s %Y' "$SRC_TAR"
 }
 
-# extract: the pristine siw sources in $CACHE/src (shared by all kernels
-# and variants; xz makes this the slow step, ~1 min).
+# extract: the pristine siw sources in $SRC_DIR (shared by the variants
+# and the kernels of a series; xz makes this the slow step, ~1 min).
 extract() {
-	local src=$CACHE/src tmp
+	local src=$SRC_DIR tmp
 
 	if [ -f "$src/STAMP" ] && [ "$(cat "$src/STAMP")" = "$(tar_stamp)" ]; then
 		return 0
 	fi
 	siwl_msg "extracting $SIW_DIR from $SRC_TAR"
-	tmp=$(mktemp -d "$CACHE/src.tmp.XXXXXX") || return 1
+	tmp=$(mktemp -d "$SRC_DIR.tmp.XXXXXX") || return 1
 	if ! tar -xJf "$SRC_TAR" -C "$tmp" --strip-components=1 \
 		--wildcards "*/$SIW_DIR/*" >&2; then
 		rm -rf "$tmp"
@@ -141,7 +142,7 @@ build() {
 	local out=$1 kdir=$2 name=$3 work
 
 	work=$(mktemp -d "$CACHE/$kver/build.XXXXXX") || return 1
-	cp "$CACHE/src/$SIW_DIR"/* "$work/" || return 1
+	cp "$SRC_DIR/$SIW_DIR"/* "$work/" || return 1
 	apply_variant "$work" "$name" || { rm -rf "$work"; return 1; }
 	siwl_msg "building siw ($name) for $kver"
 	# stdout of make is chatter too: only the path may reach our stdout.
@@ -149,7 +150,7 @@ build() {
 		siwl_msg "build of siw ($name) failed; sources kept in $work"
 		return 1
 	fi
-	cp "$CACHE/src/STAMP" "$work/STAMP"
+	cp "$SRC_DIR/STAMP" "$work/STAMP"
 	rm -rf "$out"
 	mv "$work" "$out"
 }
@@ -181,8 +182,11 @@ fi
 # kernel of scripts/debug-kernel.sh).
 kdir=${SIW_PEER_KDIR:-/usr/src/linux-headers-$kver}
 [ -d "$kdir" ] || die "no $kdir (install linux-headers-$kver)"
+series=$(siwl_kernel_series "$kver") || die "cannot tell the series of '$kver'"
+SRC_TAR=${SIW_PEER_TARBALL:-/usr/src/linux-source-$series.tar.xz}
+SRC_DIR=$CACHE/src-$series
 [ -f "$SRC_TAR" ] ||
-	die "$SRC_TAR is missing: install the linux-source-6.1 package (scripts/setup.sh does)"
+	die "$SRC_TAR is missing: install the linux-source-$series package (scripts/setup.sh does)"
 
 out=$CACHE/$kver/$variant
 ko=$out/siw.ko
@@ -194,7 +198,7 @@ flock 9 || die "cannot lock $CACHE/.lock"
 
 extract || exit 1
 if [ -f "$ko" ] && [ -f "$out/STAMP" ] &&
-   [ "$(cat "$out/STAMP")" = "$(cat "$CACHE/src/STAMP")" ]; then
+   [ "$(cat "$out/STAMP")" = "$(cat "$SRC_DIR/STAMP")" ]; then
 	siwl_msg "cached: $ko"
 else
 	build "$out" "$kdir" "$variant" || exit 1

@@ -8,9 +8,13 @@
 # 1. scripts/setup.sh (Debian packages, virtme-ng)
 # 2. make at the top, for the newest Debian kernel with headers
 # 3. make check, when the top Makefile has that target
-# 4. one guest boot running selftests/run.sh (scripts/vm-run.sh), whose
-#    kernel log must be free of warnings/oopses
-# 5. when scripts/debug-kernel.sh has built and cached the debug kernel
+# 4. for every kernel tested (the newest of each installed series: 6.12
+#    and 6.1), siw_lite.ko built for it with W=1 and sparse, which must
+#    print no warning, and its in-tree siw interop peers
+# 5. per kernel, one guest boot running selftests/run.sh (the same tests
+#    on each; scripts/vm-run.sh), whose kernel log must be free of
+#    warnings/oopses
+# 6. when scripts/debug-kernel.sh has built and cached the debug kernel
 #    (KASAN, lockdep, UBSAN, kmemleak), a second guest boot running them on
 #    it, counted the same way; otherwise a skip (building it takes long and
 #    is never done here)
@@ -24,7 +28,8 @@
 # and the exit status is non-zero if anything failed.  Logs go to
 # $SIW_LITE_LOGDIR (default /var/tmp/siw_lite-logs/<timestamp>-<pid>/).
 #
-# Environment: SIW_LITE_KERNEL (kernel version to use), SIW_LITE_VM_TIMEOUT
+# Environment: SIW_LITE_KERNELS (kernel versions to test, space separated;
+# SIW_LITE_KERNEL, one version, is still understood), SIW_LITE_VM_TIMEOUT
 # (seconds, default 2400), SIW_LITE_DEBUG_VM_TIMEOUT (the debug kernel run,
 # default 5 x SIW_LITE_VM_TIMEOUT: tests take 5 to 7 times as long there), SIW_LITE_DEBUG_KERNEL=0/1 (skip or do
 # the debug kernel run when it is cached; default 1, but 0 under CI=true),
@@ -85,16 +90,25 @@ echo "siw_lite tests: tree $SIW_LITE_TOP, logs in $logdir"
 
 step setup "setup (scripts/setup.sh)" bash scripts/setup.sh
 
-kver=${SIW_LITE_KERNEL:-}
-if [ -z "$kver" ]; then
-	kver=$(siwl_pick_kernel) || kver=""
-fi
-if [ -n "$kver" ] && siwl_check_kernel "$kver"; then
-	ok "Debian kernel to test: $kver"
+[ -z "${SIW_LITE_KERNEL:-}" ] || SIW_LITE_KERNELS=${SIW_LITE_KERNELS:-$SIW_LITE_KERNEL}
+kvers=()
+for v in $(siwl_pick_kernels); do
+	if siwl_check_kernel "$v"; then
+		kvers+=("$v")
+	else
+		not_ok "kernel $v has image, modules and headers"
+	fi
+done
+if [ ${#kvers[@]} -gt 0 ]; then
+	ok "Debian kernels to test: ${kvers[*]}"
+	# The tree itself (provider, tools, the demo's module) is built for
+	# the newest.
+	kver=${kvers[0]}
 	kdir=/usr/src/linux-headers-$kver
 	kdir_arg=(KDIR="$kdir")
 else
 	not_ok "a Debian kernel with image, modules and headers is installed"
+	kver=""
 	kdir=""
 	kdir_arg=()
 fi
@@ -135,14 +149,33 @@ fi
 
 step helpers "selftest helpers (make -C selftests)" make -C selftests
 
-# The interop peer (in-tree siw from linux-source-6.1), built on the host
-# and cached outside the tree; the interop selftests skip without it.
-if [ -n "$kver" ]; then
-	for v in $(bash scripts/siw-peer.sh --list); do
-		step "siw-peer-$v" "interop peer siw ($v)" \
-			bash scripts/siw-peer.sh --kernel "$kver" --variant "$v"
+# module_for KVER: siw_lite.ko for KVER, from a copy of the sources in the
+# log directory, with extra warnings and sparse; any warning fails it.
+module_for() {
+	local out=$logdir/module-$1 ko
+
+	ko=$(siwl_build_module "/usr/src/linux-headers-$1" "$out" W=1 C=1 2>"$out.log") || {
+		cat "$out.log"
+		return 1
+	}
+	cat "$out.log"
+	if grep -E 'warning:|error:' "$out.log"; then
+		echo "the build of siw_lite.ko for $1 warns"
+		return 1
+	fi
+	echo "$ko" >"$out.path"
+}
+
+# Per kernel: our module, and the interop peer (the in-tree siw from the
+# kernel's own linux-source package), built on the host and cached
+# outside the tree; the interop selftests skip without it.
+for v in "${kvers[@]}"; do
+	step "module-$v" "siw_lite.ko for $v (W=1 C=1, no warning)" module_for "$v"
+	for p in $(bash scripts/siw-peer.sh --list); do
+		step "siw-peer-$v-$p" "interop peer siw $p for $v" \
+			bash scripts/siw-peer.sh --kernel "$v" --variant "$p"
 	done
-fi
+done
 
 guest_pass=0
 guest_fail=0
@@ -181,11 +214,14 @@ guest_run() {
 }
 
 vm_timeout=${SIW_LITE_VM_TIMEOUT:-2400}
-if [ $build_ok = 1 ]; then
-	guest_run vm "" --kernel "$kver" --timeout "$vm_timeout"
-else
-	not_ok "guest selftests (not run: the build failed)"
-fi
+for v in "${kvers[@]}"; do
+	if [ $build_ok = 1 ] && [ -s "$logdir/module-$v.path" ]; then
+		guest_run "vm-$v" "$v " --kernel "$v" \
+			--ko "$(cat "$logdir/module-$v.path")" --timeout "$vm_timeout"
+	else
+		not_ok "$v guest selftests (not run: the build failed)"
+	fi
+done
 
 # The same on the debug kernel, if someone built it (never here: far too
 # long for a test run, see scripts/debug-kernel.sh).  CI keeps to its time

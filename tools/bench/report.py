@@ -15,6 +15,7 @@ target is reported, not failed.
 import argparse
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -131,11 +132,12 @@ def build(t, meta):
     add("")
     add("Set-up: two network namespaces joined by a veth pair, server in "
         "one, client in the other, one RDMA device per namespace (siw_lite, "
-        "siw) or TCP directly (iperf3, tcp_pingpong).  rdma_rxe on 6.1 "
-        "works only in the initial namespace, so both of its ends share one "
-        "device on a veth there and rxe loops the packets back internally "
-        "(no IP stack: this favours rxe).  siw is the in-tree driver built "
-        "from Debian's linux-source-6.1 with rdma-core's libsiw.")
+        "siw) or TCP directly (iperf3, tcp_pingpong).  rdma_rxe in "
+        "Debian's 6.1 and 6.12 works only in the initial namespace, so both "
+        "of its ends share one device on a veth there and rxe loops the "
+        "packets back internally (no IP stack: this favours rxe).  siw is "
+        "the in-tree driver built from Debian's linux-source-%s (the guest "
+        "kernel's) with rdma-core's libsiw." % _series(meta))
     add("")
     add("Timing: perftest converts cycles with a TSC rate it samples over "
         "milliseconds, which fails on a busy TCG host (0.00 or inf).  "
@@ -264,6 +266,12 @@ def build(t, meta):
     lines += md_table(["target", "goal", "achieved", "verdict"], rows)
     add("")
     return lines
+
+
+def _series(meta):
+    """"6.12" for kernel 6.12.118+deb12-amd64: its linux-source package."""
+    m = re.match(r"(\d+\.\d+)", meta.get("kernel", ""))
+    return m.group(1) if m else "?"
 
 
 def _window(meta):
