@@ -97,3 +97,46 @@ clean:
 	$(MAKE) -C tools/hostile_user clean
 	$(MAKE) -C tools/hostile clean
 
+# ---------------------------------------------------------------------------
+# DKMS, without a Debian package (the siw-lite-dkms package does the same
+# from debian/). Run as root.
+#
+#   make dkms-install [KVER=<ver>]  copy the module sources (only what the
+#                       module build needs) to /usr/src/siw-lite-<version>/,
+#                       then dkms add, build and install for KVER (by default
+#                       the kernel "make install" uses: the running one when
+#                       its headers are installed)
+#   make dkms-remove    dkms remove siw-lite/<version> --all, and delete
+#                       /usr/src/siw-lite-<version>/
+#
+# <version> is the one in VERSION; dkms.conf gets it in place of its
+# #MODULE_VERSION# placeholder.
+DKMS_NAME := siw-lite
+DKMS_VERSION := $(strip $(shell cat VERSION 2>/dev/null))
+DKMS_SRC := /usr/src/$(DKMS_NAME)-$(DKMS_VERSION)
+DKMS_FILES := Kbuild VERSION LICENSE $(wildcard LICENSES/*) \
+	drivers/siw_lite/Kbuild \
+	$(filter-out %.mod.c,$(wildcard drivers/siw_lite/*.[ch])) \
+	include/uapi/rdma/siw_lite-abi.h
+
+.PHONY: dkms-install dkms-remove dkms-source
+
+# The module sources alone in $(DKMS_SRC) (debian/rules uses it too).
+dkms-source:
+	install -d $(DKMS_SRC)
+	cp --parents $(DKMS_FILES) $(DKMS_SRC)/
+
+dkms-install: dkms-remove
+	@test -n "$(DKMS_VERSION)" || { echo "no version in VERSION" >&2; exit 1; }
+	$(MAKE) dkms-source
+	sed 's/#MODULE_VERSION#/$(DKMS_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+	dkms add -m $(DKMS_NAME) -v $(DKMS_VERSION)
+	dkms build -m $(DKMS_NAME) -v $(DKMS_VERSION) -k $(KVER)
+	dkms install -m $(DKMS_NAME) -v $(DKMS_VERSION) -k $(KVER)
+
+dkms-remove:
+	@test -n "$(DKMS_VERSION)" || { echo "no version in VERSION" >&2; exit 1; }
+	if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(DKMS_VERSION))" ]; then \
+		dkms remove -m $(DKMS_NAME) -v $(DKMS_VERSION) --all; \
+	fi
+	rm -rf $(DKMS_SRC)
