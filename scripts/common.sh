@@ -8,6 +8,19 @@
 SIW_LITE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 export SIW_LITE_TOP
 
+# Print those of the Debian packages named as arguments that are not
+# installed, one line; nothing when all are.
+siwl_missing_pkgs() {
+	local p
+	local -a missing=()
+
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing+=("$p")
+	done
+	echo "${missing[*]}"
+}
+
 # Print the newest Debian kernel that we can both build for (headers) and
 # boot (image + modules), e.g. "6.1.0-57-amd64".  Nothing is hardcoded so an
 # updated linux-image-amd64 is picked up automatically.

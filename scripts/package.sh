@@ -15,6 +15,8 @@
 #   scripts/package.sh [--out DIR]     default DIR: /var/tmp/siw_lite-debs
 set -euo pipefail
 
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 out=/var/tmp/siw_lite-debs
 
 usage() {
@@ -47,11 +49,7 @@ done
 need=(git build-essential dpkg-dev debhelper dh-dkms fakeroot lintian
       libibverbs-dev)
 
-missing=()
-for p in "${need[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing+=("$p")
-done
+read -r -a missing <<<"$(siwl_missing_pkgs "${need[@]}")"
 
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then

@@ -9,6 +9,8 @@
 # private apt source list and leave the machine's own sources untouched.
 set -euo pipefail
 
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 need=(build-essential bc bison flex libelf-dev libssl-dev dwarves sparse
       qemu-system-x86 linux-image-amd64 linux-headers-amd64
       linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -18,11 +20,7 @@ need=(build-essential bc bison flex libelf-dev libssl-dev dwarves sparse
       tcpdump tshark linux-source-6.1 linux-source-6.12 xz-utils clang libclang-rt-14-dev
       nvme-cli gnuplot-nox)
 
-missing=()
-for p in "${need[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing+=("$p")
-done
+read -r -a missing <<<"$(siwl_missing_pkgs "${need[@]}")"
 
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup: installing ${missing[*]}"
