@@ -4,7 +4,7 @@
 # rdma link add/delete on a dummy netdev and the attributes of the device.
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 19
 require_guest
 require_root
 require_module_file
@@ -35,6 +35,16 @@ expect_eq "node_type is '4: RNIC'" \
 
 expect_eq "siw_lite_abi attribute is 1" \
 	"$(cat /sys/class/infiniband/siwl0/siw_lite_abi 2>&1)" "1"
+
+# The release in VERSION reaches the device: fw_ver in sysfs, and the
+# provider renders the numeric firmware version the same.
+ver=$(cat "$SIW_LITE_TOP/VERSION")
+expect_eq "fw_ver attribute is the release and the ABI" \
+	"$(cat /sys/class/infiniband/siwl0/fw_ver 2>&1)" "$ver (abi 1)"
+expect_eq "modinfo says version $ver" \
+	"$(modinfo -F version "$SIW_LITE_KO" 2>&1)" "$ver"
+run_cmd ibv_devinfo -d siwl0
+expect_match "ibv_devinfo says fw_ver $ver" "$OUT" "fw_ver:[[:space:]]+$ver$"
 
 if wait_for 10 port_state_is siwl0 "4: ACTIVE"; then
 	pass "port 1 is ACTIVE while d0 is up"

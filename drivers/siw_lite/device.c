@@ -34,6 +34,9 @@ static int siwl_query_device(struct ib_device *ibdev,
 	attr->vendor_id = 0;
 	attr->vendor_part_id = 0;
 	attr->hw_ver = 0;
+	/* the release, in the 16-bit fields providers render as a.b.c */
+	attr->fw_ver = (u64)SIWL_VERSION_MAJOR << 32 |
+		       (u64)SIWL_VERSION_MINOR << 16 | SIWL_VERSION_PATCH;
 	attr->max_qp = SIWL_MAX_QP;
 	attr->max_qp_wr = SIWL_MAX_QP_WR;
 	attr->max_send_sge = SIWL_MAX_SGE;
@@ -241,7 +244,7 @@ static int siwl_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 
 static void siwl_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "siw_lite abi %u",
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s (abi %u)", SIWL_VERSION,
 		 SIW_LITE_ABI_VERSION);
 }
 

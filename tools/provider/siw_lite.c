@@ -26,6 +26,10 @@
 
 static const struct verbs_context_ops siwl_ctx_ops;
 
+/* "strings libsiw_lite-rdmav34.so" tells which release is installed. */
+static const char siwl_ident[] __attribute__((used)) =
+	"siw_lite provider " SIWL_VERSION;
+
 /*
  * The attribute holds SIW_LITE_ABI_VERSION in decimal; libibverbs strips
  * the trailing newline.  Anything else (missing, empty, garbage) means the
@@ -58,8 +62,9 @@ static bool siwl_match_device(struct verbs_sysfs_dev *sysfs_dev)
 		 * the device list.
 		 */
 		fprintf(stderr,
-			"siw_lite: %s: kernel speaks siw_lite ABI %lu, this provider ABI %d\n",
-			sysfs_dev->ibdev_name, ver, SIW_LITE_ABI_VERSION);
+			"siw_lite: %s: kernel speaks siw_lite ABI %lu, this provider (%s) ABI %d\n",
+			sysfs_dev->ibdev_name, ver, SIWL_VERSION,
+			SIW_LITE_ABI_VERSION);
 		goto out;
 	}
 	ours = true;
