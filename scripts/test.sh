@@ -8,13 +8,15 @@
 # 1. scripts/setup.sh (Debian packages, virtme-ng)
 # 2. make at the top, for the newest Debian kernel with headers
 # 3. make check, when the top Makefile has that target
-# 4. for every kernel tested (the newest of each installed series: 6.12
+# 4. with SIW_LITE_PACKAGES=1, the Debian packages (scripts/package.sh:
+#    dpkg-buildpackage, lintian) for the guests' test_90_packages
+# 5. for every kernel tested (the newest of each installed series: 6.12
 #    and 6.1), siw_lite.ko built for it with W=1 and sparse, which must
 #    print no warning, and its in-tree siw interop peers
-# 5. per kernel, one guest boot running selftests/run.sh (the same tests
+# 6. per kernel, one guest boot running selftests/run.sh (the same tests
 #    on each; scripts/vm-run.sh), whose kernel log must be free of
 #    warnings/oopses
-# 6. when scripts/debug-kernel.sh has built and cached the debug kernel
+# 7. when scripts/debug-kernel.sh has built and cached the debug kernel
 #    (KASAN, lockdep, UBSAN, kmemleak), a second guest boot running them on
 #    it, counted the same way; otherwise a skip (building it takes long and
 #    is never done here)
@@ -148,6 +150,20 @@ else
 fi
 
 step helpers "selftest helpers (make -C selftests)" make -C selftests
+
+# The Debian packages, from HEAD, where the guests find them for
+# test_90_packages (install, DKMS build, data, purge), with the commit
+# they were built from; opt-in (SIW_LITE_PACKAGES=1) while the DKMS build
+# in each guest costs minutes. Otherwise no guest sees packages at all.
+debs=/var/cache/siw_lite/debs
+rm -f "$debs/built-from"
+build_debs() {
+	bash scripts/package.sh --out "$debs" &&
+		git rev-parse HEAD >"$debs/built-from"
+}
+if [ "${SIW_LITE_PACKAGES:-0}" = 1 ]; then
+	step packages "Debian packages (scripts/package.sh, lintian)" build_debs
+fi
 
 # module_for KVER: siw_lite.ko for KVER, from a copy of the sources in the
 # log directory, with extra warnings and sparse; any warning fails it.

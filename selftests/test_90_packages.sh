@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages as a user meets them, on the guest's own Debian:
+# apt installs siw-lite-dkms and the provider package from the .deb files
+# (DKMS builds siw_lite.ko here, for the running kernel), "rdma link add"
+# loads the installed module by itself, the distribution's perftest moves
+# data through the installed provider (no RDMAV_DRIVERS), and apt purge
+# leaves neither module nor provider behind.
+#
+# The packages come from scripts/package.sh: with SIW_LITE_PACKAGES=1 the
+# test command builds them into /var/cache/siw_lite/debs and writes there
+# the commit they were built from (built-from). The test skips unless that
+# is this tree's HEAD (stale packages prove nothing), and without headers
+# or dkms for the running kernel (the debug kernel). It is not in the
+# default run yet: apt's DKMS build under TCG takes about 6 minutes per
+# guest. It runs last: it changes the guest's (throw-away) system.
+. "$(dirname "$0")/lib.sh"
+. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+
+PERF_TESTS="ib_write_bw ib_send_bw ib_read_bw ib_send_lat ib_read_lat"
+plan 17
+require_guest
+require_root
+
+ver=$(cat "$SIW_LITE_TOP/VERSION")
+debs=${SIW_LITE_DEBS:-/var/cache/siw_lite/debs}
+dkms_deb=$debs/siw-lite-dkms_${ver}_all.deb
+prov_deb=$(ls "$debs"/libsiw-lite-rdmav34_"${ver}"_*.deb 2>/dev/null | head -n 1)
+kver=$(uname -r)
+
+head=$(git -C "$SIW_LITE_TOP" rev-parse HEAD 2>/dev/null)
+if [ -z "$head" ] || [ "$(cat "$debs/built-from" 2>/dev/null)" != "$head" ]; then
+	skip_rest "no packages built from HEAD in $debs (SIW_LITE_PACKAGES=1 scripts/test.sh)"
+	exit 0
+fi
+if [ ! -f "$dkms_deb" ] || [ -z "$prov_deb" ]; then
+	skip_rest "no siw-lite $ver packages in $debs (scripts/package.sh)"
+	exit 0
+fi
+if [ ! -e "/lib/modules/$kver/build" ] || ! command -v dkms >/dev/null; then
+	skip_rest "no headers or no dkms for $kver"
+	exit 0
+fi
+
+pkg_cleanup() {
+	dp_cleanup
+	siwl_unload 2>/dev/null
+	apt-get purge -y -qq siw-lite-dkms libsiw-lite-rdmav34 >/dev/null 2>&1
+}
+on_exit pkg_cleanup
+kmsg "test_90_packages start"
+
+# The suite's own module must not stand in for the installed one.
+siwl_cleanup
+if mod_loaded; then
+	bail "siw_lite is still loaded from an earlier test"
+fi
+
+# Its dependencies are installed already: apt fetches nothing.
+export DEBIAN_FRONTEND=noninteractive
+start=$(date +%s)
+check "apt-get install siw-lite-dkms and libsiw-lite-rdmav34 ($ver)" \
+	apt-get install -y -q "$dkms_deb" "$prov_deb"
+diag "install and DKMS build: $(($(date +%s) - start)) s"
+grep -E "Error|error:" <<<"$OUT$ERR" | head -n 5 | while read -r l; do diag "$l"; done
+
+run_cmd dkms status -m siw-lite -v "$ver" -k "$kver"
+expect_match "dkms status: siw-lite $ver installed for $kver" "$OUT" \
+	"siw-lite/$ver, ${kver//+/\\+}, [^:]*: installed"
+
+modpath=$(modinfo -n siw_lite 2>/dev/null)
+expect_match "modprobe finds the DKMS module" "$modpath" "/updates/dkms/siw_lite\\.ko"
+expect_eq "its modinfo version is $ver" \
+	"$(modinfo -F version siw_lite 2>&1)" "$ver"
+
+# The installed provider, found through /etc/libibverbs.d.
+unset RDMAV_DRIVERS
+expect_eq "/etc/libibverbs.d/siw_lite.driver names the provider" \
+	"$(cat /etc/libibverbs.d/siw_lite.driver 2>&1)" "driver siw_lite"
+prov_so=$(dpkg -L libsiw-lite-rdmav34 2>/dev/null | grep 'libsiw_lite-rdmav34\.so$')
+if [ -n "$prov_so" ] && strings "$prov_so" | grep -qx "siw_lite provider $ver"; then
+	pass "the provider in $(dirname "${prov_so:-?}") is release $ver"
+else
+	fail "the provider in $(dirname "${prov_so:-?}") is release $ver" "$prov_so"
+fi
+
+# rdma link add loads siw_lite on its own (MODULE_ALIAS_RDMA_LINK).
+if dp_setup 2>"$SIWL_TMP/setup.err"; then
+	pass "rdma link add in two namespaces over veth (module autoloaded)"
+else
+	fail "rdma link add in two namespaces over veth (module autoloaded)" \
+		"$(cat "$SIWL_TMP/setup.err")"
+fi
+expect_eq "siw_lite is loaded, and from the package" \
+	"$(cat /sys/module/siw_lite/version 2>&1)" "$ver"
+run_cmd ibv_devices
+expect_match "ibv_devices lists $DP_DA without RDMAV_DRIVERS" "$OUT" \
+	"^[[:space:]]*$DP_DA[[:space:]]"
+
+dp_next_port
+dp_run 60 "port:$DP_PORT" \
+	rping -s -a "$DP_A4" -p "$DP_PORT" -C 20 -S 4096 --- \
+	rping -c -a "$DP_A4" -p "$DP_PORT" -C 20 -S 4096 -V
+dp_both_ok "rping -V, 20 x 4 KiB, with the installed provider"
+
+for t in $PERF_TESTS; do
+	dp_next_port
+	dp_run 120 "port:$DP_PORT" \
+		"$t" -R -F -s 65536 -n 20 -d "$DP_DA" -p "$DP_PORT" --- \
+		"$t" -R -F -s 65536 -n 20 -d "$DP_DB" -p "$DP_PORT" "$DP_A4"
+	dp_both_ok "$t -R 64 KiB with the installed provider"
+done
+
+dp_cleanup
+siwl_unload 2>/dev/null
+check "apt-get purge siw-lite-dkms libsiw-lite-rdmav34" \
+	apt-get purge -y -q siw-lite-dkms libsiw-lite-rdmav34
+left=$(find /lib/modules/*/updates -name 'siw_lite.ko*' 2>/dev/null)
+left+=$(ls -d /usr/src/siw-lite-* /var/lib/dkms/siw-lite /etc/libibverbs.d/siw_lite.driver 2>/dev/null)
+[ -z "$prov_so" ] || [ ! -e "$prov_so" ] || left+=" $prov_so"
+expect_eq "purge leaves no module, source, DKMS tree or provider" "$left" ""
