@@ -21,48 +21,48 @@ siwl_missing_pkgs() {
 	echo "${missing[*]}"
 }
 
-# Print the newest Debian kernel that we can both build for (headers) and
-# boot (image + modules), e.g. "6.1.0-57-amd64".  Nothing is hardcoded so an
-# updated linux-image-amd64 is picked up automatically.
-siwl_pick_kernel() {
+# Print every Debian kernel that we can both build for (headers) and boot
+# (image + modules), oldest first, e.g. "6.1.0-57-amd64".  Nothing is
+# hardcoded so an updated linux-image-amd64 is picked up automatically.
+siwl_usable_kernels() {
 	local img ver
-	local -a found=()
 
 	for img in /boot/vmlinuz-*-amd64; do
 		[ -e "$img" ] || continue
 		ver=${img#/boot/vmlinuz-}
 		[ -d "/usr/src/linux-headers-$ver" ] || continue
 		[ -d "/lib/modules/$ver/kernel" ] || continue
-		found+=("$ver")
-	done
-	[ ${#found[@]} -gt 0 ] || return 1
-	printf '%s\n' "${found[@]}" | sort -V | tail -n 1
+		echo "$ver"
+	done | sort -V
+}
+
+# Print the newest usable kernel.
+siwl_pick_kernel() {
+	local newest
+
+	newest=$(siwl_usable_kernels | tail -n 1)
+	[ -n "$newest" ] && echo "$newest"
 }
 
 # Print the kernels the test command runs on, newest first: the newest
 # usable kernel of each series installed (6.12, 6.1, ...), or those in
 # $SIW_LITE_KERNELS (space separated) when set.
 siwl_pick_kernels() {
-	local img ver series
+	local ver
 	local -A newest=()
 
 	if [ -n "${SIW_LITE_KERNELS:-}" ]; then
-		printf '%s\n' $SIW_LITE_KERNELS
+		printf '%s
+' $SIW_LITE_KERNELS
 		return 0
 	fi
-	for img in /boot/vmlinuz-*-amd64; do
-		[ -e "$img" ] || continue
-		ver=${img#/boot/vmlinuz-}
-		[ -d "/usr/src/linux-headers-$ver" ] || continue
-		[ -d "/lib/modules/$ver/kernel" ] || continue
-		series=$(siwl_kernel_series "$ver")
-		if [ -z "${newest[$series]:-}" ] ||
-		   [ "$(printf '%s\n' "${newest[$series]}" "$ver" | sort -V | tail -n 1)" = "$ver" ]; then
-			newest[$series]=$ver
-		fi
+	# oldest first: the last of a series wins
+	for ver in $(siwl_usable_kernels); do
+		newest[$(siwl_kernel_series "$ver")]=$ver
 	done
 	[ ${#newest[@]} -gt 0 ] || return 1
-	printf '%s\n' "${newest[@]}" | sort -rV
+	printf '%s
+' "${newest[@]}" | sort -rV
 }
 
 # "6.12" for 6.12.118+deb12-amd64, "6.1" for 6.1.0-57-amd64: the series,
