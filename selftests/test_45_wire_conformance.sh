@@ -129,6 +129,7 @@ check_tshark() {
 	   ! timeout 200 "$TSHARK" -n -r "$merged" \
 		--disable-protocol rpcordma -O iwarp_mpa \
 		-o tcp.reassemble_out_of_order:TRUE \
+		-o tcp.try_heuristic_first:TRUE \
 		>"$txt" 2>>"$SIWL_TMP/ts.err"; then
 		fail "$desc" "mergecap/tshark failed:" \
 			"$(tail -n 5 "$SIWL_TMP/ts.err")"

@@ -24,7 +24,7 @@ rtr_check() {
 	pd=$(dp_mpa_summary | awk '$1 == "req" { print $5; exit }')
 	# not tshark -c 1: it stops after the first packet READ, before
 	# the display filter, so it printed nothing
-	first=$(tshark -r "$DP_CAP_FILE" -Y "iwarp_rdma && ip.src == $ini" \
+	first=$(dp_tshark -r "$DP_CAP_FILE" -Y "iwarp_rdma && ip.src == $ini" \
 		-T fields -E occurrence=f -e iwarp_rdma.opcode \
 		-e iwarp_mpa.ulpdulength -e iwarp_rdma.rdmardsz 2>/dev/null |
 		head -n 1)

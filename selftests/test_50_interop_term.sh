@@ -104,7 +104,7 @@ DP_VT_KNOWN_WHY="libsiw sends Send with Invalidate with the wrong STag"
 dp_vt_cell "sendinv-siwl-server" "($label)" send_inv
 DP_VT_KNOWN=""
 # (tshark's -c counts packets read, not matched: take the first line)
-stag=$(tshark -r "$DP_CAP_FILE" -Y 'iwarp_rdma.opcode == 4' -T fields \
+stag=$(dp_tshark -r "$DP_CAP_FILE" -Y 'iwarp_rdma.opcode == 4' -T fields \
 	-e iwarp_rdma.inval_stag 2>/dev/null | head -n 1)
 diag "Send with Invalidate from siw carries STag '$stag'; verbs_test asked for the rkey in its log"
 expect_klog "siw_lite answers the bad Send with Invalidate with a Terminate ($label)" \

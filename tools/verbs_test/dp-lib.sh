@@ -722,6 +722,14 @@ if n == 0:
 	fi
 }
 
+# dp_tshark ARGS: tshark as every check here needs it.  The MPA
+# dissector is a TCP heuristic, and by default a dissector registered on
+# a port wins: rdma_cm's random source port once fell in IRC's range
+# and the whole connection decoded as IRC, with no MPA frame in it.
+dp_tshark() {
+	tshark -o tcp.try_heuristic_first:TRUE "$@"
+}
+
 # dp_mpa_summary: what the last capture's MPA exchange negotiated, from
 # tshark's iWARP dissector (independent of wirecheck), one line each:
 #   req REV CRC_FLAG REJECT_FLAG PRIVATE_DATA_HEX
@@ -731,7 +739,7 @@ if n == 0:
 # bytes are the CRC field (zero when CRCs are off; tshark does not show
 # it when they are on).
 dp_mpa_summary() {
-	tshark -r "$DP_CAP_FILE" -Y iwarp_mpa -T fields -E occurrence=f \
+	dp_tshark -r "$DP_CAP_FILE" -Y iwarp_mpa -T fields -E occurrence=f \
 		-e iwarp_mpa.key.req -e iwarp_mpa.key.rep -e iwarp_mpa.rev \
 		-e iwarp_mpa.crc_flag -e iwarp_mpa.rej_flag \
 		-e iwarp_mpa.privatedata -e iwarp_mpa.ulpdulength \
