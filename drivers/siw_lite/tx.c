@@ -1180,6 +1180,12 @@ static void siwl_tx_deferred(struct siwl_qp *qp)
  * sender posting again soon needs no system call. Ends with the flag set
  * again, by the same protocol as siwl_usq_refill_locked(). True if WQEs
  * arrived.
+ *
+ * Only an idle transmitter with a dry SQ polls. With a message begun or
+ * WQEs fetched but not sent, the worker went idle waiting for an event
+ * that kicks it (a zero-copy release, Read Responses, a fence); new WQEs
+ * in the ring are not what it waits for, and polling on them spun the
+ * worker without end, on the CPU that TCP needed to deliver the release.
  */
 static bool siwl_tx_poll_sq(struct siwl_qp *qp)
 {
@@ -1191,8 +1197,12 @@ static bool siwl_tx_poll_sq(struct siwl_qp *qp)
 
 	if (!us || !hdr)
 		return false;
+	/* tx is ours: the caller holds tx_mutex. */
+	if (qp->tx.kind != SIWL_TX_NONE || qp->tx.fpdu_sent < qp->tx.fpdu_len)
+		return false;
 	spin_lock_irqsave(&qp->lock, flags);
-	if (!qp->tx_enabled || qp->state != SIWL_QPS_RTS || qp->tx_hold) {
+	if (!qp->tx_enabled || qp->state != SIWL_QPS_RTS || qp->tx_hold ||
+	    qp->sq_next != qp->sq_head) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return false;
 	}
