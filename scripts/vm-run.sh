@@ -27,6 +27,14 @@
 #                       (KASAN, lockdep, UBSAN, kmemleak) instead, with a
 #                       siw_lite.ko built for it in the log directory; a
 #                       kmemleak scan after the command must find nothing
+#   -r, --root DIR      boot another Debian system: DIR is its root file
+#                       system (scripts/trixie-root.sh), booted with its own
+#                       kernel (--kernel: one in DIR/boot, default the
+#                       newest); the guest sees it read-only with overlays
+#                       as for the host's root.  No siw_lite.ko is built for
+#                       it: the command brings its own (test_90_packages
+#                       installs the packages) or --ko gives one
+#   -e, --env NAME=VAL  export NAME=VAL to the command in the guest
 #   -h, --help
 #
 # The command's output is shown live.  The guest's complete dmesg, the kernel
@@ -55,6 +63,8 @@ logdir=""
 append=""
 debug_kernel=no
 ko=""
+root=""
+envs=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -66,6 +76,10 @@ while [ $# -gt 0 ]; do
 	-a|--append)	append="$append ${2:?--append needs a value}"; shift 2 ;;
 	-d|--debug-kernel) debug_kernel=yes; shift ;;
 	-o|--ko)	ko=${2:?--ko needs a value}; shift 2 ;;
+	-r|--root)	root=${2:?--root needs a value}; shift 2 ;;
+	-e|--env)	envs+=("${2:?--env needs a value}"); shift 2 ;;
+	--root=*)	root=${1#*=}; shift ;;
+	--env=*)	envs+=("${1#*=}"); shift ;;
 	--ko=*)		ko=${1#*=}; shift ;;
 	--kernel=*)	kver=${1#*=}; shift ;;
 	--mem=*)	mem=${1#*=}; shift ;;
@@ -85,7 +99,22 @@ done
 
 command -v vng >/dev/null || { siwl_msg "vng not found; run scripts/setup.sh"; exit 125; }
 
-if [ $debug_kernel = yes ]; then
+for e in "${envs[@]}"; do
+	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || { siwl_msg "--env $e: not NAME=VALUE"; exit 2; }
+done
+
+if [ -n "$root" ]; then
+	[ $debug_kernel = no ] || { siwl_msg "--root and --debug-kernel exclude each other"; exit 2; }
+	[ -d "$root/boot" ] || { siwl_msg "--root $root: no Debian system there"; exit 2; }
+	root=$(cd "$root" && pwd -P)
+	[ -n "$kver" ] || kver=$(ls "$root"/boot/vmlinuz-* 2>/dev/null |
+		sed 's|.*/vmlinuz-||' | sort -V | tail -n 1)
+	boot=$root/boot/vmlinuz-$kver
+	[ -n "$kver" ] && [ -f "$boot" ] && [ -d "$root/lib/modules/$kver" ] || {
+		siwl_msg "--root $root: no kernel ${kver:-at all} with its modules"
+		exit 125
+	}
+elif [ $debug_kernel = yes ]; then
 	[ -z "$kver" ] || { siwl_msg "--kernel and --debug-kernel exclude each other"; exit 2; }
 	# What vng boots: the build tree (it finds the modules in it).
 	boot=$("$SIW_LITE_TOP/scripts/debug-kernel.sh" path) || exit 125
@@ -127,6 +156,8 @@ if [ -n "$ko" ]; then
 	# The guest's /var/tmp is its own: hand it a copy it can see.
 	mkdir -p "$logdir/ko" && cp "$ko" "$logdir/ko/siw_lite.ko" || exit 125
 	ko=$logdir/ko/siw_lite.ko
+elif [ -n "$root" ]; then
+	ko=$logdir/ko/none/siw_lite.ko
 elif [ $debug_kernel = no ] &&
      [ "$(modinfo -F vermagic "$tree_ko" 2>/dev/null | cut -d' ' -f1)" = "$kver" ]; then
 	ko=$tree_ko
@@ -170,6 +201,9 @@ printf '%s\n' "$*" >"$logdir/cmd.txt"
 	printf 'export RDMAV_DRIVERS=%q\n' "$SIW_LITE_TOP/tools/provider/libsiw_lite"
 	printf 'export PATH=%q\n' "$SIW_LITE_TOP/selftests:$SIW_LITE_TOP/scripts:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	printf 'export LC_ALL=C\n'
+	for e in "${envs[@]}"; do
+		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
+	done
 	# Same working directory as on the host when the guest can see it.
 	printf 'cd %q 2>/dev/null || cd %q\n' "$PWD" "$SIW_LITE_TOP"
 } >"$logdir/guest-env.sh"
@@ -194,6 +228,18 @@ vng_args=(--run "$boot" --disable-kvm --verbose
 # guest's /var overlay unless shared explicitly.
 [ -d /var/cache/siw_lite ] &&
 	vng_args+=(--rodir /var/cache/siw_lite=/var/cache/siw_lite)
+# Another root: vng wants the working directory inside it, and every
+# directory shared into the guest needs a mount point there (the guest
+# cannot create one on a read-only root); empty directories, made once.
+vng_dir=/
+if [ -n "$root" ]; then
+	for i in "${!vng_args[@]}"; do
+		[ "${vng_args[$i]}" != --cwd ] || vng_args[i+1]=.
+	done
+	vng_args+=(--root "$root")
+	vng_dir=$root
+	mkdir -p "$root$SIW_LITE_TOP" "$root$logdir" "$root/var/cache/siw_lite" || exit 125
+fi
 
 echo "vm-run: kernel $kver, $cpus CPUs, $mem, timeout ${timeout_s}s, logs in $logdir"
 start=$(date +%s)
@@ -212,8 +258,8 @@ boot_guest() {
 
 	# timeout(1) puts vng, its shell and qemu in a process group of their
 	# own and kills the whole group when the time is up.
-	timeout --kill-after=20 "$timeout_s" vng "${vng_args[@]}" \
-		<"/dev/null" >"$fifodir/out" 2>"$fifodir/err" &
+	(cd "$vng_dir" && exec timeout --kill-after=20 "$timeout_s" vng "${vng_args[@]}" \
+		<"/dev/null" >"$fifodir/out" 2>"$fifodir/err") &
 	vm_pid=$!
 
 	# That group no longer gets the terminal's Ctrl-C, so pass signals on
