@@ -8,15 +8,20 @@
 # 1. scripts/setup.sh (Debian packages, virtme-ng)
 # 2. make at the top, for the newest Debian kernel with headers
 # 3. make check, when the top Makefile has that target
-# 4. with SIW_LITE_PACKAGES=1, the Debian packages (scripts/package.sh:
-#    dpkg-buildpackage, lintian) for the guests' test_90_packages
+# 4. the Debian packages (scripts/package.sh: dpkg-buildpackage, lintian)
+#    for test_90_packages, and the Debian 13 root it also runs on
+#    (scripts/trixie-root.sh, cached)
 # 5. for every kernel tested (the newest of each installed series: 6.12
 #    and 6.1), siw_lite.ko built for it with W=1 and sparse, which must
 #    print no warning, and its in-tree siw interop peers
 # 6. per kernel, one guest boot running selftests/run.sh (the same tests
 #    on each; scripts/vm-run.sh), whose kernel log must be free of
-#    warnings/oopses
-# 7. when scripts/debug-kernel.sh has built and cached the debug kernel
+#    warnings/oopses; test_90_packages (apt install, DKMS, perftest, purge)
+#    runs in the 6.1 guest (Debian 12 as it ships) and skips in the 6.12
+#    one (same userspace, minutes of DKMS build saved)
+# 7. one guest on the Debian 13 root, booting trixie's own 6.12 kernel,
+#    running test_90_packages there (rdma-core 56, perftest 25.01)
+# 8. when scripts/debug-kernel.sh has built and cached the debug kernel
 #    (KASAN, lockdep, UBSAN, kmemleak), a second guest boot running them on
 #    it, counted the same way; otherwise a skip (building it takes long and
 #    is never done here)
@@ -35,7 +40,8 @@
 # (seconds, default 2400), SIW_LITE_DEBUG_VM_TIMEOUT (the debug kernel run,
 # default 5 x SIW_LITE_VM_TIMEOUT: tests take 5 to 7 times as long there), SIW_LITE_DEBUG_KERNEL=0/1 (skip or do
 # the debug kernel run when it is cached; default 1, but 0 under CI=true),
-# SIW_LITE_JOBS (make -j, default: CPUs).
+# SIW_LITE_JOBS (make -j, default: CPUs), SIW_LITE_PACKAGES=0 (no
+# packages, no Debian 13 guest: test_90 skips).
 #
 # No "set -e": a failing step is counted and reported, and the remaining
 # steps still run where they can.
@@ -153,16 +159,19 @@ step helpers "selftest helpers (make -C selftests)" make -C selftests
 
 # The Debian packages, from HEAD, where the guests find them for
 # test_90_packages (install, DKMS build, data, purge), with the commit
-# they were built from; opt-in (SIW_LITE_PACKAGES=1) while the DKMS build
-# in each guest costs minutes. Otherwise no guest sees packages at all.
+# they were built from; and the Debian 13 system that test also runs on.
+# SIW_LITE_PACKAGES=0 leaves both out (no guest sees packages then).
 debs=/var/cache/siw_lite/debs
 rm -f "$debs/built-from"
 build_debs() {
 	bash scripts/package.sh --out "$debs" &&
 		git rev-parse HEAD >"$debs/built-from"
 }
-if [ "${SIW_LITE_PACKAGES:-0}" = 1 ]; then
+packages=${SIW_LITE_PACKAGES:-1}
+if [ "$packages" = 1 ]; then
 	step packages "Debian packages (scripts/package.sh, lintian)" build_debs
+	step trixie-root "Debian 13 root file system (scripts/trixie-root.sh)" \
+		bash scripts/trixie-root.sh build
 fi
 
 # module_for KVER: siw_lite.ko for KVER, from a copy of the sources in the
@@ -197,16 +206,19 @@ guest_pass=0
 guest_fail=0
 guest_skip=0
 
-# guest_run SUBDIR LABEL VM-RUN-OPTIONS...: one guest boot running all the
-# selftests, logs in $logdir/SUBDIR; its test points add to guest_*.
+# guest_run SUBDIR LABEL VM-RUN-OPTIONS...: one guest boot running the
+# selftests (all, or those $GUEST_PATTERN names), logs in
+# $logdir/SUBDIR; its test points add to guest_*.
 guest_run() {
 	local sub=$1 label=$2 vm_rc summary dmesg_state
+	local -a pat=()
 	shift 2
 
-	echo "=== ${label}guest: scripts/vm-run.sh selftests/run.sh"
+	[ -z "${GUEST_PATTERN:-}" ] || pat=("$GUEST_PATTERN")
+	echo "=== ${label}guest: scripts/vm-run.sh selftests/run.sh ${pat[*]}"
 	# Indented like the steps' output.
 	bash scripts/vm-run.sh "$@" --logdir "$logdir/$sub" -- \
-		"$SIW_LITE_TOP/selftests/run.sh" </dev/null 2>&1 | sed -u 's/^/  /'
+		"$SIW_LITE_TOP/selftests/run.sh" "${pat[@]}" </dev/null 2>&1 | sed -u 's/^/  /'
 	vm_rc=${PIPESTATUS[0]}
 
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logdir/$sub/output.log" 2>/dev/null | tail -n 1)
@@ -231,13 +243,29 @@ guest_run() {
 
 vm_timeout=${SIW_LITE_VM_TIMEOUT:-2400}
 for v in "${kvers[@]}"; do
+	pkg_env=()
+	if [ "$(siwl_kernel_series "$v")" != 6.1 ] &&
+	   printf '%s\n' "${kvers[@]}" | grep -q '^6\.1\.'; then
+		pkg_env=(--env "SIW_LITE_SKIP_PACKAGES=the 6.1 guest runs it on this Debian 12 userspace, the Debian 13 guest on 6.12")
+	fi
 	if [ $build_ok = 1 ] && [ -s "$logdir/module-$v.path" ]; then
-		guest_run "vm-$v" "$v " --kernel "$v" \
+		guest_run "vm-$v" "$v " --kernel "$v" "${pkg_env[@]}" \
 			--ko "$(cat "$logdir/module-$v.path")" --timeout "$vm_timeout"
 	else
 		not_ok "$v guest selftests (not run: the build failed)"
 	fi
 done
+
+# Debian 13 as its users have it: trixie's kernel, rdma-core and perftest;
+# only the packages' test (the rest needs a module built for that kernel).
+if [ "$packages" != 1 ]; then
+	skip "Debian 13 guest (test_90_packages)" "SIW_LITE_PACKAGES=0"
+elif troot=$(bash scripts/trixie-root.sh path 2>/dev/null); then
+	GUEST_PATTERN=test_90 guest_run vm-trixie "Debian 13 " \
+		--root "$troot" --timeout 1500
+else
+	not_ok "Debian 13 guest (not run: no Debian 13 root)"
+fi
 
 # The same on the debug kernel, if someone built it (never here: far too
 # long for a test run, see scripts/debug-kernel.sh).  CI keeps to its time
