@@ -37,7 +37,7 @@
 #
 # Environment: SIW_LITE_KERNELS (kernel versions to test, space separated;
 # SIW_LITE_KERNEL, one version, is still understood), SIW_LITE_VM_TIMEOUT
-# (seconds, default 2400), SIW_LITE_DEBUG_VM_TIMEOUT (the debug kernel run,
+# (seconds, default 3000), SIW_LITE_DEBUG_VM_TIMEOUT (the debug kernel run,
 # default 5 x SIW_LITE_VM_TIMEOUT: tests take 5 to 7 times as long there), SIW_LITE_DEBUG_KERNEL=0/1 (skip or do
 # the debug kernel run when it is cached; default 1, but 0 under CI=true),
 # SIW_LITE_JOBS (make -j, default: CPUs), SIW_LITE_PACKAGES=0 (no
@@ -241,7 +241,7 @@ guest_run() {
 	fi
 }
 
-vm_timeout=${SIW_LITE_VM_TIMEOUT:-2400}
+vm_timeout=${SIW_LITE_VM_TIMEOUT:-3000}
 for v in "${kvers[@]}"; do
 	pkg_env=()
 	if [ "$(siwl_kernel_series "$v")" != 6.1 ] &&

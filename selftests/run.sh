@@ -13,8 +13,10 @@
 #   N passed, N failed, N skipped
 #
 # A script that crashes, times out or exits non-zero without reporting a
-# failing test point counts as one more failure.  Exit status is 0 only if
-# nothing failed.
+# failing test point counts as one more failure.  Each script gets 600 s
+# (four times that on a debug kernel) unless its header says otherwise in
+# a line "# siwl-timeout: SECONDS"; SIW_LITE_TEST_TIMEOUT overrides both.
+# Exit status is 0 only if nothing failed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -60,6 +62,11 @@ for t in "${tests[@]}"; do
 	t_fail=0
 	t_skip=0
 	start=$(date +%s)
+	t_timeout=$per_test_timeout
+	if [ -z "${SIW_LITE_TEST_TIMEOUT:-}" ]; then
+		own=$(sed -n 's/^# siwl-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+		[ -n "$own" ] && t_timeout=$((own * SIWL_SLOW))
+	fi
 
 	# Show the test's output live while counting its test points.
 	while IFS= read -r line; do
@@ -69,14 +76,14 @@ for t in "${tests[@]}"; do
 		"ok "*"# SKIP"*)	t_skip=$((t_skip + 1)) ;;
 		"ok "*)			t_pass=$((t_pass + 1)) ;;
 		esac
-	done < <(cd "$here" && timeout --kill-after=10 "$per_test_timeout" \
+	done < <(cd "$here" && timeout --kill-after=10 "$t_timeout" \
 			bash "$t" </dev/null 2>&1
 		 echo $? >"$work/rc")
 	rc=$(cat "$work/rc" 2>/dev/null || echo 255)
 
 	extra=""
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		extra="timed out after ${per_test_timeout}s"
+		extra="timed out after ${t_timeout}s"
 	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ $t_fail -eq 0 ]; then
 		extra="exited $rc without reporting a failure"
 	fi

@@ -19,6 +19,9 @@
 # kernel (the debug kernel), and where the test command says another
 # guest covers it (SIW_LITE_SKIP_PACKAGES: apt's DKMS build takes minutes
 # under TCG).  It runs last: it changes the guest's (throw-away) system.
+# DKMS builds for every kernel with headers, two on the Debian 12 guest
+# (about 280 s each under TCG), hence its own time limit for run.sh:
+# siwl-timeout: 1500
 . "$(dirname "$0")/lib.sh"
 . "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
 
