@@ -576,6 +576,16 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	siwl_rx_release(qp);
 	spin_unlock_bh(&qp->rx_lock);
 
+	/*
+	 * Nothing pushes completions of this QP any more. Those still
+	 * queued point at it (wc->qp): they go with it, or the next poll
+	 * reads a freed QP (issue 17, finding 1). Rule: a kernel CQ entry
+	 * lives no longer than the QP it names.
+	 */
+	siwl_cq_clean(to_siwl_cq(ibqp->send_cq), ibqp);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		siwl_cq_clean(to_siwl_cq(ibqp->recv_cq), ibqp);
+
 	siwl_qp_uring_destroy(qp);
 	siwl_tx_release_pages(qp);
 	siwl_zc_release(qp);
@@ -915,7 +925,7 @@ static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
 		 * SGE's lkey. rdma_rw (6.1) fills ex.invalidate_rkey before
 		 * it bumps the MR's key, so that field may be stale.
 		 */
-		if (wr->num_sge != 1)
+		if (wr->num_sge != 1 || !wr->sg_list)
 			return -EINVAL;
 		sqe->inv_key = wr->sg_list[0].lkey;
 		fallthrough;

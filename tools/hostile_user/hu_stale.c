@@ -263,6 +263,71 @@ static void other_context(const struct hu_opts *o, struct ibv_pd *pd,
 	ibv_close_device(ctx2);
 }
 
+/*
+ * Completions of a destroyed QP (issue 17, finding 1).  Without rings the
+ * kernel CQ holds struct ib_wc with a pointer to the QP, and POLL_CQ reads
+ * wc->qp->qp_num: a flushed receive still queued when the QP is destroyed
+ * would be read from freed memory (slub_debug poisons it: qp_num
+ * 0x6b6b6b6b).  The QP's completions must leave the CQ with it.
+ */
+static void destroyed_qp_completions(struct ibv_context *ctx,
+				     struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_recv_wr rwr = { .wr_id = 0x5157 }, *rbad;
+	struct pabi34_cmd_create_cq ccmd = {};
+	struct ib_uverbs_create_cq_resp cresp;
+	struct pabi34_cmd_create_qp qcmd = {};
+	struct ib_uverbs_create_qp_resp qresp;
+	struct pabi34_cmd_modify_qp mcmd = {};
+	struct ibv_cq *cq = hu_cq_alloc();
+	struct ibv_qp *qp = hu_qp_alloc();
+	struct ibv_wc wc[4];
+	uint32_t num;
+	int ret, n;
+
+	ret = ibv_cmd_create_cq(ctx, 8, NULL, 0, cq, &ccmd, sizeof(ccmd),
+				&cresp, sizeof(cresp));
+	if (ret) {
+		tap_ok(false, "stale: a CQ without ring: %s", hu_err(ret));
+		free(cq);
+		free(qp);
+		return;
+	}
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	ret = ibv_cmd_create_qp(pd, qp, &qa, &qcmd, sizeof(qcmd), &qresp,
+				sizeof(qresp));
+	if (ret) {
+		tap_ok(false, "stale: a QP without rings: %s", hu_err(ret));
+		free(qp);
+		hu_free_cq(cq);
+		return;
+	}
+	num = qp->qp_num;
+	tap_errno(ibv_cmd_modify_qp(qp, &a, IBV_QP_STATE, &mcmd, sizeof(mcmd)),
+		  0, "stale: QP %u without rings to ERR", num);
+	tap_errno(ibv_cmd_post_recv(qp, &rwr, &rbad), 0,
+		  "stale: post a receive to it (flushed at once)");
+	tap_errno(ibv_cmd_destroy_qp(qp), 0,
+		  "stale: destroy the QP, its completion not polled");
+	free(qp);
+	n = ibv_cmd_poll_cq(cq, 4, wc);
+	if (n > 0)
+		tap_diag("stale: polled wr_id %#llx status %d qp_num %#x",
+			 (unsigned long long)wc[0].wr_id, wc[0].status,
+			 wc[0].qp_num);
+	tap_ok(n == 0,
+	       "stale: the CQ no longer returns the destroyed QP's completions (%d)",
+	       n);
+	hu_free_cq(cq);
+}
+
 void hu_case_stale(const struct hu_opts *o)
 {
 	struct ibv_context *ctx = hu_open(o);
@@ -283,6 +348,7 @@ void hu_case_stale(const struct hu_opts *o)
 		stale_pd_mr(ctx);
 		destroy_in_use(ctx);
 		other_context(o, pd, cq);
+		destroyed_qp_completions(ctx, pd);
 	}
 	if (cq)
 		tap_errno(ibv_destroy_cq(cq), 0, "stale: our own CQ still destroys");
