@@ -16,8 +16,12 @@
  *
  * RX runs in BH context (or in the socket owner's release_sock(), or in
  * rx_work, see siwl_qp_data_ready()), one pass at a time per socket, under
- * qp->rx_lock: nothing here sleeps, and MR references are dropped at the
- * end of every segment.
+ * qp->rx_lock: nothing here sleeps. The target MR of a tagged segment is
+ * held only within one pass: a segment whose payload is still on its way
+ * when the pass ends looks its STag up again, and checks it, when more
+ * arrives. A peer that stops mid-segment therefore holds no reference
+ * that ibv_dereg_mr() would wait for, and an STag invalidated or
+ * deregistered meanwhile takes no more bytes (issue 17, findings 3, 5).
  *
  * Messages: a Send's segments must arrive back to back with increasing MO
  * (TCP is in order and senders segment messages sequentially); tagged
@@ -348,6 +352,15 @@ static void siwl_rx_complete_rqe(struct siwl_qp *qp, const struct siwl_cqe *c,
 	}
 }
 
+/*
+ * The PD a receive buffer's lkeys belong to: the SRQ's when the WQE came
+ * from one (they were posted, and are checked, there), else the QP's.
+ */
+static struct ib_pd *siwl_rx_rqe_pd(const struct siwl_qp *qp)
+{
+	return qp->base.srq ? qp->base.srq->pd : qp->base.pd;
+}
+
 /* The consumer's buffer must be valid before a byte is placed in it. */
 static int siwl_rx_check_rqe(struct siwl_qp *qp)
 {
@@ -362,7 +375,7 @@ static int siwl_rx_check_rqe(struct siwl_qp *qp)
 		mr = siwl_mr_get(qp->sdev, rqe->sge[i].lkey);
 		if (!mr)
 			return -ENOENT;
-		rv = siwl_mr_check(mr, qp->base.pd, rqe->sge[i].addr,
+		rv = siwl_mr_check(mr, siwl_rx_rqe_pd(qp), rqe->sge[i].addr,
 				   rqe->sge[i].length, IB_ACCESS_LOCAL_WRITE);
 		siwl_mr_put(mr);
 		if (rv)
@@ -588,8 +601,8 @@ static int siwl_rx_place_send(struct siwl_qp *qp, const struct sk_buff *skb,
 		}
 		n = min(len, sge->length - mo);
 		mr = siwl_mr_get(qp->sdev, sge->lkey);
-		rv = mr ? siwl_mr_check(mr, qp->base.pd, sge->addr + mo, n,
-					IB_ACCESS_LOCAL_WRITE) : -ENOENT;
+		rv = mr ? siwl_mr_check(mr, siwl_rx_rqe_pd(qp), sge->addr + mo,
+					n, IB_ACCESS_LOCAL_WRITE) : -ENOENT;
 		if (!rv)
 			rv = siwl_mr_copy_from_skb(mr, sge->addr + mo, skb, off,
 						   n, crc);
@@ -604,6 +617,35 @@ static int siwl_rx_place_send(struct siwl_qp *qp, const struct sk_buff *skb,
 	return len ? -EINVAL : 0;
 }
 
+/*
+ * The target MR of the tagged segment being placed, valid under the
+ * segment's STag for what is left of it: looked up again when an earlier
+ * pass let go of it, and its validity and key checked before every piece,
+ * since an invalidation or a new fast registration may come at any time.
+ */
+static int siwl_rx_tagged_mr(struct siwl_qp *qp)
+{
+	struct siwl_rx *rx = &qp->rx;
+	int access = rx->kind == SIWL_RX_WRITE ? IB_ACCESS_REMOTE_WRITE :
+						 IB_ACCESS_LOCAL_WRITE;
+	struct siwl_mr *mr = rx->mr;
+
+	if (!mr) {
+		mr = siwl_mr_get(qp->sdev, rx->h.stag);
+		if (!mr)
+			return -ENOENT;
+		rx->mr = mr;
+		if (siwl_mr_check(mr, qp->base.pd, rx->addr + rx->payload_done,
+				  rx->payload_left, access))
+			return -EACCES;
+	}
+	/* Pairs with the release in siwl_mr_fast_reg(). */
+	if (!smp_load_acquire(&mr->valid) ||
+	    READ_ONCE(mr->stag) != rx->h.stag)
+		return -ENOENT;
+	return 0;
+}
+
 static int siwl_rx_place(struct siwl_qp *qp, const struct sk_buff *skb,
 			 int off, u32 len)
 {
@@ -614,6 +656,14 @@ static int siwl_rx_place(struct siwl_qp *qp, const struct sk_buff *skb,
 	switch (rx->kind) {
 	case SIWL_RX_WRITE:
 	case SIWL_RX_READ_RESP:
+		if (!len)
+			return 0;
+		/* RFC 5041 section 7.2: the STag is no longer valid. */
+		if (siwl_rx_tagged_mr(qp))
+			return siwl_rx_fail_code(qp, IW_TERM_LAYER_DDP,
+						 DDP_ETYPE_TAGGED,
+						 DDP_TECODE_INVALID_STAG,
+						 HDRCT_MD);
 		rv = siwl_mr_copy_from_skb(rx->mr, rx->addr + rx->payload_done,
 					   skb, off, len, crc);
 		break;
@@ -913,6 +963,8 @@ void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk)
 	spin_lock_bh(&qp->rx_lock);
 	if (qp->rx_enabled)
 		tcp_read_sock(sk, &desc, siwl_rx_actor);
+	/* No MR reference outlives the pass (see the top of this file). */
+	siwl_rx_release(qp);
 	kick = qp->rx.read_req_kick;
 	qp->rx.read_req_kick = false;
 	spin_unlock_bh(&qp->rx_lock);

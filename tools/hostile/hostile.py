@@ -81,7 +81,7 @@ HV_MAGIC = 0x4853544c
 HV_DIR_MAGIC = 0x48564452
 
 
-def directive(tag, nrecv=None, allow=()):
+def directive(tag, nrecv=None, allow=(), dereg_ms=0):
     """victim.c struct hv_directive."""
     d = struct.pack(">IHH40s", HV_DIR_MAGIC,
                     0xffff if nrecv is None else nrecv, len(allow),
@@ -92,7 +92,7 @@ def directive(tag, nrecv=None, allow=()):
             d += struct.pack(">B3xII", BUF_NUM[name], off, length)
         else:
             d += bytes(12)
-    return d
+    return d + struct.pack(">I", dereg_ms)
 
 
 def pattern(b, off):
@@ -881,6 +881,33 @@ def c_len0(p):
     p.result()
 
 
+# A Write to "rw" stops in the middle of its payload, and the victim
+# deregisters "rw" meanwhile (DEREG_MS after ESTABLISHED): ibv_dereg_mr()
+# must return at once rather than wait for the peer (verdict.py: within
+# DEREG_BOUND_MS, long before the peer goes on after STALL_S), and the
+# rest of the Write, when it comes, finds no STag: Invalid STag, 1/1/0x00.
+# The bytes before the stall may have landed (the first 2 KiB of rw), no
+# byte after it.
+DEREG_MS = 1000
+DEREG_BOUND_MS = 3000
+STALL_S = 6.0
+
+
+@case("write-stall-dereg", "terminate layer=1 etype=1 ecode=0x00",
+      allow=[("rw", 0, 2048)])
+def c_w_stall_dereg(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    fp = p.fpdu(p.offending(tagged(OP_WRITE, k, a, b"D" * n)))
+    half = len(fp) // 2
+    p.exchange(fp[:half], timeout=STALL_S)
+    p.exchange(fp[half:])
+    p.result()
+
+
+c_w_stall_dereg.dereg_ms = DEREG_MS
+
+
 # A peer that stops reading (RFC 5040 5.4.4 wants a Terminate before the
 # close, but this peer never takes it). Read Requests at the victim's IRD
 # of 4, never a byte read: once the victim's socket is full its responses
@@ -1114,7 +1141,8 @@ def run(args, name, tag):
     fn, expect, kind, nrecv, allow = CASES[name]
     print("case %s expect %s" % (name, expect))
     try:
-        p = Peer(args, directive(tag, nrecv, allow),
+        p = Peer(args, directive(tag, nrecv, allow,
+                                 getattr(fn, "dereg_ms", 0)),
                  getattr(fn, "rcvbuf", None))
     except OSError as e:
         print("result connect-failed %s" % e)

@@ -92,6 +92,19 @@ def mem_problems(lines):
     return ["changed: " + ln for ln in bad]
 
 
+def dereg_problems(lines):
+    """The case had the victim deregister "rw" while the peer stalled."""
+    d = [ln for ln in lines if ln.startswith("dereg rw ")]
+    m = re.match(r"dereg rw rv=(-?\d+) ms=(\d+)$", d[0]) if d else None
+    if not m:
+        return ["no deregistration reported"]
+    if int(m.group(1)):
+        return ["ibv_dereg_mr failed: " + d[0]]
+    if int(m.group(2)) > hostile.DEREG_BOUND_MS:
+        return ["ibv_dereg_mr waited for the stalled peer: " + d[0]]
+    return []
+
+
 def check_victim(name, kind, conn, hlines):
     desc = "%s: victim QP in ERR, receives done, memory intact" % name
     if kind == "mpa":
@@ -126,6 +139,8 @@ def check_victim(name, kind, conn, hlines):
        and "async event=" + QP_FATAL not in lines:
         why.append("no QP_FATAL event")
     why += mem_problems(lines)
+    if getattr(hostile.CASES[name][0], "dereg_ms", 0):
+        why += dereg_problems(lines)
     if why:
         return ("FAIL", desc, "; ".join(why) + "\n" + tail(lines))
     return ("PASS", "%s: victim QP in ERR, %d/%d receives done (%d ok), "

@@ -17,8 +17,10 @@
  * --count 0 serves connections one after the other until none has come
  * for --idle seconds. A peer can adjust one connection with a directive
  * in its connect private data (struct hv_directive): a tag naming it in
- * the report, the number of receives to post, and ranges it may change;
- * the tag "quit" ends the victim.
+ * the report, the number of receives to post, ranges it may change, and
+ * a time after ESTABLISHED at which the victim deregisters "rw" (and
+ * registers it again, with a new key, for later connections); the tag
+ * "quit" ends the victim.
  *
  * Output lines (stdout):
  *   listening addr=A port=P
@@ -26,6 +28,7 @@
  *   conn=N established
  *   conn=N wc status=S opcode=O wr_id=W byte_len=B
  *   conn=N async event=E
+ *   conn=N dereg rw rv=R ms=T   (how long ibv_dereg_mr() took)
  *   conn=N cm event=E
  *   conn=N qp_state=S
  *   conn=N recv posted=P completed=C success=S flushed=F error=E
@@ -106,6 +109,7 @@ struct hv_directive {
 		uint32_t off;
 		uint32_t len;
 	} allow[HV_DIR_ALLOW];
+	uint32_t dereg_ms;	/* 0: keep "rw" registered */
 } __attribute__((packed));
 
 static struct {
@@ -153,6 +157,9 @@ static struct {
 	int nrecv;
 	struct hv_allow allow[HV_DIR_ALLOW];
 	int nallow;
+	uint32_t dereg_ms;
+	double dereg_at;
+	bool dereg_done;
 } conn;
 
 /* Shared with hostile.py: byte @off of buffer @b before anyone writes. */
@@ -430,6 +437,7 @@ static void directive(const void *pdata, unsigned int len)
 		conn.allow[conn.nallow].len = ntohl(d.allow[i].len);
 		conn.nallow++;
 	}
+	conn.dereg_ms = ntohl(d.dereg_ms);
 }
 
 /* A directive tagged "quit" ends the victim (the peer is done). */
@@ -503,6 +511,29 @@ static bool accept_one(struct rdma_cm_event *req)
 	return true;
 }
 
+static struct ibv_mr *reg(struct ibv_pd *p, int b, int access);
+
+#define HV_RW_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ)
+
+/*
+ * The directive's deregistration of "rw", while the peer may be in the
+ * middle of writing to it: ibv_dereg_mr() must not wait for the peer.
+ */
+static void dereg_rw(void)
+{
+	double t0 = now();
+	int rv = ibv_dereg_mr(mr[HV_RW]);
+
+	printf("conn=%d dereg rw rv=%d ms=%.0f\n", conn.n, rv,
+	       (now() - t0) * 1000);
+	fflush(stdout);
+	conn.dereg_done = true;
+	mr[HV_RW] = rv ? mr[HV_RW] : reg(pd, HV_RW, HV_RW_ACCESS);
+	if (!mr[HV_RW])
+		exit(1);
+}
+
 /* Runs one connection from its CONNECT_REQUEST to the report. */
 static void run_conn(struct rdma_cm_event *req)
 {
@@ -512,9 +543,17 @@ static void run_conn(struct rdma_cm_event *req)
 
 	if (accept_one(req)) {
 		end = now() + cfg.timeout;
-		while (!conn.disconnected && now() < end)
+		while (!conn.disconnected && now() < end) {
 			if (pump(50, NULL))
 				break;
+			if (!conn.dereg_ms || !conn.established ||
+			    conn.dereg_done)
+				continue;
+			if (!conn.dereg_at)
+				conn.dereg_at = now() + conn.dereg_ms / 1000.0;
+			else if (now() >= conn.dereg_at)
+				dereg_rw();
+		}
 		if (conn.established)
 			printf("conn=%d established\n", conn.n);
 		if (!conn.disconnected) {
@@ -607,8 +646,7 @@ static int setup(void)
 			return -1;
 	}
 	fill();
-	mr[HV_RW] = reg(pd, HV_RW, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	mr[HV_RW] = reg(pd, HV_RW, HV_RW_ACCESS);
 	mr[HV_LW] = reg(pd, HV_LW, IBV_ACCESS_LOCAL_WRITE);
 	mr[HV_RO] = reg(pd, HV_RO, IBV_ACCESS_REMOTE_READ);
 	mr[HV_PD2] = reg(pd2, HV_PD2, IBV_ACCESS_LOCAL_WRITE |
