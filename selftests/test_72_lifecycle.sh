@@ -512,15 +512,6 @@ expect_eq "$LC_STEP: the batch is destroyed cleanly" "${LC_RC[hold]}" 0 ||
 	diag "$(lc_out hold)"
 lc_res_released "$LC_STEP: after the batch"
 
-# Slab memory the kernel cannot reclaim, before and after the loops: a
-# leaked object per iteration would show as its size times thousands.
-slab_kb() {
-	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
-}
-# warm the caches first, so that growth is only leaks
-"$CHURN" objects --dev "$DP_DA" --iters 50 >/dev/null 2>&1
-slab0=$(slab_kb)
-
 ITERS=${SIWL_LC_ITERS:-500}
 lc_start loop - 120 "$CHURN" objects --dev "$DP_DA" --iters "$ITERS"
 lc_wait loop 130
@@ -559,21 +550,70 @@ expect_eq "$LC_STEP: a process holding 600 objects is killed" \
 	"${LC_RC[killed]}" 137 || diag "$(lc_out killed)"
 lc_res_released "$LC_STEP: after the loops"
 
-slab1=$(slab_kb)
-growth=$((slab1 - slab0))
-# 6 objects a round, each well over 64 bytes: a leak of even one
-# per round would exceed this.
-limit=$((ITERS * 64 / 1024 + 1024))
-if siwl_debug_kernel; then
+# Kernel memory in use around one more loop, now that every cache has
+# seen the batches above: a leaked object per round would show as its
+# size times thousands.  Slab caches are shrunk before each reading, so
+# that objects parked in per-CPU slabs and empty slabs kept for reuse do
+# not count; vmap_area is left out (freed lazily, in batches), vmalloc'd
+# memory counts through VmallocUsed.  Warm loops of 4000 rounds moved
+# this by -104 to +190 kB (6.1 and 6.12, TCG), against 500 kB for a
+# 64-byte leak in 8000 rounds.  A loop over the limit is run once more:
+# a leak grows the same again, noise does not.
+mem_kb() {
+	local f
+
+	sleep 1
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$f" 2>/dev/null
+	done
+	{
+		awk 'NR > 2 && $1 != "vmap_area" { s += $2 * $4 }
+		     END { printf "%d\n", s / 1024 }' /proc/slabinfo
+		awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo
+	} | awk '{ s += $1 } END { print s }'
+}
+# one loop: sets growth, or returns 1 if the loop itself failed
+mem_loop() {
+	local m0 m1
+
+	m0=$(mem_kb)
+	lc_start "$1" - 120 "$CHURN" objects --dev "$DP_DA" --iters "$SLAB_ITERS"
+	lc_wait "$1" 130
+	m1=$(mem_kb)
+	growth=$((m1 - m0))
+	mem_detail+=" ${m0} -> ${m1} kB;"
+	[ "${LC_RC[$1]}" = 0 ]
+}
+SLAB_ITERS=${SIWL_LC_SLAB_ITERS:-8000}
+# the debug kernel does not measure it (below): a short loop will do
+siwl_debug_kernel && SLAB_ITERS=${SIWL_LC_SLAB_ITERS:-500}
+# 6 objects a round, none smaller than 64 bytes: leaking even the
+# smallest once a round reaches this.
+limit=$((SLAB_ITERS * 64 / 1024))
+mem_detail=""
+what="kernel memory in use grew"
+mem_ok=1
+mem_loop slab || mem_ok=0
+if [ $mem_ok = 1 ] && ! siwl_debug_kernel && [ "$growth" -ge "$limit" ]; then
+	first=$growth
+	mem_loop slab2 || mem_ok=0
+	[ "$growth" -lt "$first" ] || first=$growth
+	growth=$first
+	what+=" (the lower of two loops)"
+fi
+if [ $mem_ok = 0 ]; then
+	fail "$LC_STEP: $what ${growth} kB in $SLAB_ITERS rounds (< $limit kB)" \
+		"the loop failed: $(tail -n 3 "$SIWL_TMP/slab.out" "$SIWL_TMP/slab2.out" 2>/dev/null)"
+elif siwl_debug_kernel; then
 	# KASAN keeps freed objects in its quarantine; kmemleak (vm-run.sh
 	# --debug-kernel) looks for leaks there instead
-	skip "$LC_STEP: unreclaimable slab grew ${growth} kB (< $limit kB)" \
+	skip "$LC_STEP: $what ${growth} kB in $SLAB_ITERS rounds (< $limit kB)" \
 		"KASAN quarantine holds freed objects; kmemleak checks this kernel"
 elif [ "$growth" -lt "$limit" ]; then
-	pass "$LC_STEP: unreclaimable slab grew ${growth} kB (< $limit kB)"
+	pass "$LC_STEP: $what ${growth} kB in $SLAB_ITERS rounds (< $limit kB)"
 else
-	fail "$LC_STEP: unreclaimable slab grew ${growth} kB (< $limit kB)" \
-		"SUnreclaim before $slab0 kB, after $slab1 kB"
+	fail "$LC_STEP: $what ${growth} kB in $SLAB_ITERS rounds (< $limit kB)" \
+		"slab (shrunk, without vmap_area) + VmallocUsed:$mem_detail"
 fi
 lc_klog_clean
 # Device removal runs siwl_dealloc_driver()'s check of the counters.
