@@ -6,7 +6,8 @@
 # unmapped under a live QP, impossible memory registrations and
 # RLIMIT_MEMLOCK, stale and foreign handles, lkeys of another PD or
 # context, MRs deregistered under outstanding WRs, fork() with live
-# rings, and a process SIGKILLed mid-transfer on either side.  Every
+# rings, a connection set up with another process's QP number, and a
+# process SIGKILLed mid-transfer on either side.  Every
 # misuse must get a clear error (or a fatal error of the offender's own
 # QP); the dead process's resources must vanish from "rdma res"; the
 # module must unload at the end; vm-run.sh fails the run on any kernel
@@ -123,7 +124,7 @@ ip netns exec "$DP_A" timeout -k 5 240 "$HU" --server --bind "$DP_A4" \
 srv=$!
 wait_for 20 grep -q "listening on" "$SRV_OUT" ||
 	diag "server not ready after 20 s: $(cat "$SRV_OUT")"
-for c in pd_cross mr_inflight fork; do
+for c in pd_cross mr_inflight fork qp_hijack; do
 	kmsg "hostile_user $c start"
 	ip netns exec "$DP_B" timeout -k 5 90 "$HU" --client "$DP_A4" \
 		--port "$DP_PORT" --case "$c" --timeout "$T" \

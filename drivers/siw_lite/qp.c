@@ -143,21 +143,32 @@ void siwl_iw_rem_ref(struct ib_qp *ibqp)
 }
 
 /*
- * iw_cm follows a successful lookup with iw_add_ref(), so the reference
- * taken for a safe lookup is not passed on; the QP cannot go away in
- * between because the caller's consumer owns it.
+ * iw_cm looks a QP up by the number its consumer gives, in that
+ * consumer's context (rdma_connect(), rdma_accept()), and follows a
+ * successful lookup with iw_add_ref(): the reference taken here for a
+ * safe lookup is not passed on, and the QP cannot go away in between
+ * because the consumer owns it.
+ *
+ * For a user, that number comes straight from userspace (ucma), so a
+ * user QP is found only for the process that created it: anyone else
+ * could otherwise bind it to a TCP stream of their choosing (issue 17,
+ * finding 2). Threads of the owner share its thread group; a child
+ * after fork() does not own its parent's QPs. A refusal looks exactly
+ * like an unknown number.
  */
 struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
 	struct siwl_qp *qp;
+	bool mine;
 
 	if (qpn <= 0)
 		return NULL;
 	qp = siwl_qp_from_id(to_siwl_dev(ibdev), qpn);
 	if (!qp)
 		return NULL;
+	mine = !qp->owner || qp->owner == task_tgid(current);
 	siwl_qp_put(qp);
-	return &qp->base;
+	return mine ? &qp->base : NULL;
 }
 
 /* ---- completions and state --------------------------------------------- */
@@ -496,8 +507,14 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (!qp->orq || !qp->irq)
 		goto err_free;
 
-	/* Published last: a QP found by number is fully set up. */
-	rv = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, qp,
+	/*
+	 * The number is reserved now (a NULL entry, which lookups do not
+	 * find) and the QP published only once nothing can fail: the rings
+	 * and the response to the user may, and a QP that someone found by
+	 * number and holds must not then be freed under them (issue 17,
+	 * finding 2).
+	 */
+	rv = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, NULL,
 				 XA_LIMIT(1, (1U << 24) - 1), &sdev->qp_next,
 				 GFP_KERNEL);
 	if (rv < 0)
@@ -510,7 +527,10 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 			xa_erase_irq(&sdev->qp_table, qpn);
 			goto err_free;
 		}
+		qp->owner = get_pid(task_tgid(current));
 	}
+	/* Into the reserved slot: no allocation, cannot fail. */
+	xa_store_irq(&sdev->qp_table, qpn, qp, GFP_KERNEL);
 
 	attr->cap.max_send_wr = qp->sq_size;
 	attr->cap.max_send_sge = qp->max_send_sge;
@@ -595,6 +615,7 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->orq);
 	kvfree(qp->rq);
 	kvfree(qp->sq);
+	put_pid(qp->owner);
 	atomic_dec(&sdev->num_qp);
 	return 0;
 }

@@ -303,6 +303,12 @@ struct siwl_qp {
 
 	struct kref ref;
 	struct completion freed;	/* last reference gone */
+	/*
+	 * The process (thread group) that created a user QP, NULL for a
+	 * kernel QP: only it may bind the QP to a connection by number.
+	 * Held from create_qp until destroy_qp's last reference is gone.
+	 */
+	struct pid *owner;
 	struct mutex modify_mutex;	/* modify_qp / destroy_qp */
 
 	/* Under @lock. */

@@ -203,6 +203,8 @@ static const struct hu_case cases[] = {
 	  "dereg and unmap of an MR that outstanding WRs use" },
 	{ "fork", true, hu_case_fork,
 	  "fork() with live rings and a registered MR" },
+	{ "qp_hijack", true, hu_case_qp_hijack,
+	  "connect with another process's QP number" },
 	{ "stream", true, hu_case_stream,
 	  "RDMA Writes until the peer goes away (to be killed)" },
 	{ NULL, false, NULL, NULL },

@@ -87,6 +87,7 @@ void hu_case_mr(const struct hu_opts *o);
 void hu_case_pd_cross(const struct hu_opts *o);
 void hu_case_mr_inflight(const struct hu_opts *o);
 void hu_case_fork(const struct hu_opts *o);
+void hu_case_qp_hijack(const struct hu_opts *o);
 void hu_case_stream(const struct hu_opts *o);
 int hu_server(const struct hu_opts *o);
 

@@ -116,7 +116,34 @@ struct hu_cli {
 	bool disconnected;
 };
 
-static int cli_connect(const struct hu_opts *o, struct hu_cli *c)
+static const struct rdma_conn_param cli_param = {
+	.initiator_depth = 4, .responder_resources = 4,
+	.retry_count = 7,
+};
+
+/* A new event channel and id, resolved up to the route to the server. */
+static int cli_route(const struct hu_opts *o, struct rdma_event_channel **ech,
+		     struct rdma_cm_id **id)
+{
+	struct rdma_addrinfo *ai = NULL;
+	int ret;
+
+	*ech = rdma_create_event_channel();
+	if (!*ech || set_nonblock((*ech)->fd) ||
+	    rdma_create_id(*ech, id, NULL, RDMA_PS_TCP) ||
+	    resolve(o->addr, o->port, false, &ai))
+		return errno ? errno : EIO;
+	ret = rdma_resolve_addr(*id, NULL, ai->ai_dst_addr, 2000) ? errno :
+	      cm_wait(*ech, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout, NULL);
+	rdma_freeaddrinfo(ai);
+	if (ret)
+		return ret;
+	return rdma_resolve_route(*id, 2000) ? errno :
+	       cm_wait(*ech, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout, NULL);
+}
+
+/* Route, PD, CQ and QP: everything but the connection. */
+static int cli_setup(const struct hu_opts *o, struct hu_cli *c)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_RC,
@@ -124,27 +151,11 @@ static int cli_connect(const struct hu_opts *o, struct hu_cli *c)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.sq_sig_all = 1,
 	};
-	struct rdma_conn_param cp = {
-		.initiator_depth = 4, .responder_resources = 4,
-		.retry_count = 7,
-	};
-	struct rdma_addrinfo *ai = NULL;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->o = o;
-	c->ech = rdma_create_event_channel();
-	if (!c->ech || set_nonblock(c->ech->fd) ||
-	    rdma_create_id(c->ech, &c->id, NULL, RDMA_PS_TCP) ||
-	    resolve(o->addr, o->port, false, &ai))
-		return errno ? errno : EIO;
-	ret = rdma_resolve_addr(c->id, NULL, ai->ai_dst_addr, 2000) ? errno :
-	      cm_wait(c->ech, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout, NULL);
-	rdma_freeaddrinfo(ai);
-	if (ret)
-		return ret;
-	ret = rdma_resolve_route(c->id, 2000) ? errno :
-	      cm_wait(c->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout, NULL);
+	ret = cli_route(o, &c->ech, &c->id);
 	if (ret)
 		return ret;
 	c->ctx = c->id->verbs;
@@ -157,10 +168,24 @@ static int cli_connect(const struct hu_opts *o, struct hu_cli *c)
 	if (rdma_create_qp(c->id, c->pd, &qa))
 		return errno;
 	c->qp = c->id->qp;
+	return 0;
+}
+
+static int cli_establish(struct hu_cli *c)
+{
+	struct rdma_conn_param cp = cli_param;
+
 	if (rdma_connect(c->id, &cp))
 		return errno;
-	return cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, o->timeout,
+	return cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, c->o->timeout,
 		       &c->remote);
+}
+
+static int cli_connect(const struct hu_opts *o, struct hu_cli *c)
+{
+	int ret = cli_setup(o, c);
+
+	return ret ? ret : cli_establish(c);
 }
 
 static int cli_close(struct hu_cli *c)
@@ -564,6 +589,80 @@ void hu_case_fork(const struct hu_opts *o)
 	munmap(buf, len);
 	munmap(back, len);
 	tap_errno(cli_close(&c), 0, "fork: QP, CQ, PD and id destroyed");
+}
+
+/* ---------------------------------------------------------- qp_hijack */
+
+/*
+ * A QP named by number by a process that did not create it (issue 17,
+ * finding 2).  An rdma_cm id without a QP of its own connects with
+ * whatever qp_num the user puts in rdma_conn_param: the device must not
+ * find another process's QP under it, even one waiting in INIT for its
+ * owner's rdma_connect().  The child of fork() is such a process; it
+ * exits 0 when rdma_connect() is refused, 1 when it went through.
+ */
+static int hijack_child(const struct hu_opts *o, uint32_t qpn)
+{
+	struct rdma_conn_param cp = cli_param;
+	struct rdma_event_channel *ech;
+	struct rdma_cm_id *id;
+	int ret;
+
+	alarm(3 * o->timeout + 5);
+	if (cli_route(o, &ech, &id))
+		return 2;
+	cp.qp_num = qpn;
+	if (!rdma_connect(id, &cp)) {
+		ret = cm_wait(ech, RDMA_CM_EVENT_ESTABLISHED, o->timeout, NULL);
+		tap_diag("qp_hijack: rdma_connect() with QP %u went through (%s)",
+			 qpn, ret ? hu_err(ret) : "established");
+		return 1;
+	}
+	tap_diag("qp_hijack: rdma_connect() with QP %u: %s", qpn,
+		 hu_err(errno));
+	return 0;
+}
+
+void hu_case_qp_hijack(const struct hu_opts *o)
+{
+	unsigned char *buf;
+	struct ibv_mr *mr;
+	struct hu_cli c;
+	int ret, st = -1;
+	pid_t pid;
+
+	ret = cli_setup(o, &c);
+	if (ret) {
+		tap_ok(false, "qp_hijack: QP set up for %s:%s: %s", o->addr,
+		       o->port, strerror(ret));
+		cli_close(&c);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		st = hijack_child(o, c.qp->qp_num);
+		fflush(stdout);
+		_exit(st);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = -1;
+	tap_ok(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "qp_hijack: another process cannot connect with this process's QP %u (status %#x)",
+	       c.qp->qp_num, st);
+
+	ret = cli_establish(&c);
+	tap_errno(ret, 0, "qp_hijack: the owner then connects its QP");
+	buf = area(4096);
+	mr = ibv_reg_mr(c.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ret = !ret && mr ? rdma_status(&c, IBV_WR_RDMA_WRITE, buf, 4096,
+				       mr->lkey, 0) : -1;
+	tap_ok(ret == IBV_WC_SUCCESS, "qp_hijack: and writes through it: %s",
+	       wcs(ret));
+	if (mr)
+		ibv_dereg_mr(mr);
+	munmap(buf, 4096);
+	tap_errno(cli_close(&c), 0, "qp_hijack: QP, CQ, PD and id destroyed");
 }
 
 /* ------------------------------------------------------------- stream */
