@@ -21,6 +21,7 @@
 #include "mem.h"
 #include "qp.h"
 #include "siw_lite.h"
+#include "zcopy.h"
 
 static LIST_HEAD(siwl_devices);
 /* Protects siwl_devices and every siwl_device.netdev. */
@@ -359,6 +360,7 @@ static void __exit siwl_exit(void)
 	unregister_netdevice_notifier(&siwl_netdev_nb);
 	siwl_remove_all();
 	siwl_cm_exit();
+	siwl_zc_exit_module();
 	siwl_qp_exit_module();
 	pr_info("unloaded\n");
 }

@@ -15,9 +15,21 @@
  * allocated once per QP and reused in order, so that transmitting never
  * allocates; the set holds a reference per notification in flight,
  * because the QP may be destroyed while TCP still holds a buffer of it.
+ *
+ * TCP may hold one even longer, past the connection's graceful close in
+ * an orphaned socket, and past device removal. Its release calls
+ * siwl_zc_callback(), our text, so module exit must wait for the last
+ * one. Rule: a set counts in siwl_zc_sets from its allocation until its
+ * last reference is dropped; siwl_zc_exit_module() waits for zero, and
+ * then for an RCU grace period, which covers the few instructions the
+ * last callback still runs after its decrement.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 
 #include "compat.h"
 #include "qp.h"
@@ -43,10 +55,15 @@ struct siwl_zc_ctx {
 
 static_assert(SIWL_ZC_SLOTS <= BITS_PER_LONG);
 
+static atomic_t siwl_zc_sets = ATOMIC_INIT(0);
+
 static void siwl_zc_ctx_put(struct siwl_zc_ctx *ctx)
 {
-	if (refcount_dec_and_test(&ctx->ref))
-		kfree(ctx);
+	if (!refcount_dec_and_test(&ctx->ref))
+		return;
+	kfree(ctx);
+	if (atomic_dec_and_test(&siwl_zc_sets))
+		wake_up_var(&siwl_zc_sets);
 }
 
 /*
@@ -72,7 +89,10 @@ static void siwl_zc_callback(struct sk_buff *skb, struct ubuf_info *ubuf,
 	if (ctx->qp && zc->seq == ctx->tail)
 		siwl_qp_kick(ctx->qp);
 	spin_unlock_irqrestore(&ctx->lock, flags);
+	/* Module exit's grace period waits for us to leave (see the top). */
+	rcu_read_lock();
 	siwl_zc_ctx_put(ctx);
+	rcu_read_unlock();
 }
 
 SIWL_DEFINE_UBUF_OPS(siwl_zc_ops, siwl_zc_callback);
@@ -90,6 +110,7 @@ bool siwl_zc_usable(struct siwl_qp *qp, bool always)
 		refcount_set(&ctx->ref, 1);
 		ctx->qp = qp;
 		qp->tx.zc_ctx = ctx;
+		atomic_inc(&siwl_zc_sets);
 	}
 	return always || !READ_ONCE(ctx->copied);
 }
@@ -190,4 +211,13 @@ void siwl_zc_release(struct siwl_qp *qp)
 	qp->tx.zc_ctx = NULL;
 	if (ctx)
 		siwl_zc_ctx_put(ctx);
+}
+
+void siwl_zc_exit_module(void)
+{
+	while (!wait_var_event_timeout(&siwl_zc_sets,
+				       !atomic_read(&siwl_zc_sets), 10 * HZ))
+		pr_info("waiting for TCP to release the zero-copy buffers of %d QP(s)\n",
+			atomic_read(&siwl_zc_sets));
+	synchronize_rcu();
 }

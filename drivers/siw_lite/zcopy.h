@@ -74,4 +74,12 @@ void siwl_zc_detach(struct siwl_qp *qp);
 /* After the work item is gone: drops the QP's hold on the slots. */
 void siwl_zc_release(struct siwl_qp *qp);
 
+/*
+ * Module exit, after every socket of ours is released: waits until TCP
+ * has let go of the last zero-copy buffer, whose release calls into this
+ * module. An orphaned socket may hold one until its peer ACKs, resets or
+ * TCP gives up on it.
+ */
+void siwl_zc_exit_module(void);
+
 #endif /* SIWL_ZCOPY_H */

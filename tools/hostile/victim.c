@@ -13,6 +13,7 @@
  *
  *   victim --bind ADDR --port PORT [--count N] [--recv N] [--recv-len L]
  *          [--ird N] [--timeout SECS] [--idle SECS] [--allow NAME:OFF:LEN]
+ *          [--mr-size BYTES]
  *
  * --count 0 serves connections one after the other until none has come
  * for --idle seconds. A peer can adjust one connection with a directive
@@ -20,7 +21,8 @@
  * the report, the number of receives to post, ranges it may change, and
  * a time after ESTABLISHED at which the victim deregisters "rw" (and
  * registers it again, with a new key, for later connections); the tag
- * "quit" ends the victim.
+ * "quit" ends the victim. --mr-size (default 4096) sizes rw, lw, ro and
+ * pd2: from 16 KiB the victim's Read Responses leave zero-copy.
  *
  * Output lines (stdout):
  *   listening addr=A port=P
@@ -118,6 +120,7 @@ static struct {
 	int count;
 	int nrecv;
 	uint32_t recv_len;
+	uint32_t mr_size;
 	int ird;
 	int timeout;
 	int idle;
@@ -127,6 +130,7 @@ static struct {
 	.count = 1,
 	.nrecv = 4,
 	.recv_len = 64,
+	.mr_size = HV_MR_SIZE,
 	.ird = 4,
 	.timeout = 20,
 	.idle = 20,
@@ -640,7 +644,7 @@ static int setup(void)
 	}
 	for (b = 0; b < HV_NBUF; b++) {
 		buf_len[b] = b == HV_RECV ? HV_MAX_RECV * cfg.recv_len :
-					    HV_MR_SIZE;
+					    cfg.mr_size;
 		buf[b] = aligned_alloc(4096, (buf_len[b] + 4095) & ~4095UL);
 		if (!buf[b])
 			return -1;
@@ -695,7 +699,8 @@ static void usage(void)
 	fprintf(stderr,
 		"Usage: victim --bind ADDR --port PORT [--count N] [--recv N]\n"
 		"              [--recv-len L] [--ird N] [--timeout SECS]\n"
-		"              [--idle SECS] [--allow NAME:OFF:LEN]...\n");
+		"              [--idle SECS] [--allow NAME:OFF:LEN]...\n"
+		"              [--mr-size BYTES]\n");
 	exit(2);
 }
 
@@ -711,6 +716,7 @@ int main(int argc, char **argv)
 		{ "ird", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "allow", required_argument, NULL, 'a' },
+		{ "mr-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct rdma_cm_event *req;
@@ -747,13 +753,17 @@ int main(int argc, char **argv)
 			if (parse_allow(optarg))
 				usage();
 			break;
+		case 'm':
+			cfg.mr_size = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (!cfg.bind || !cfg.port || cfg.count < 0 || cfg.nrecv < 0 ||
 	    cfg.nrecv > HV_MAX_RECV || !cfg.recv_len ||
-	    cfg.recv_len > 65536 || cfg.timeout < 1 || cfg.idle < 1)
+	    cfg.recv_len > 65536 || cfg.timeout < 1 || cfg.idle < 1 ||
+	    cfg.mr_size < 64 || cfg.mr_size > (16U << 20))
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (setup())
