@@ -33,28 +33,13 @@ HOSTILE=$HOSTILE_DIR/hostile.py
 # skipped, so that the rest of the suite stays runnable.
 declare -A KNOWN=()
 
-# Path of victim: the host-built one if up to date, else built in the
-# scratch directory (the guest sees the tree read-only).
-victim_bin() {
-	local bin=$HOSTILE_DIR/victim
-
-	if [ -x "$bin" ] && [ ! "$HOSTILE_DIR/victim.c" -nt "$bin" ]; then
-		echo "$bin"
-		return 0
-	fi
-	mkdir -p "$SIWL_TMP/hv" || return 1
-	cp "$HOSTILE_DIR/victim.c" "$HOSTILE_DIR/Makefile" "$SIWL_TMP/hv/" &&
-		make -s -C "$SIWL_TMP/hv" victim >&2 || return 1
-	echo "$SIWL_TMP/hv/victim"
-}
-
 # -S: no site initialisation, which alone takes seconds under TCG
 PY=(python3 -S -B)
 ncases=$("${PY[@]}" "$HOSTILE" --list | grep -vc '^good	')
 plan $((ncases * 3 + 4))
 dp_start
 kmsg "test_70_hostile_peer start"
-VICTIM=$(victim_bin) || bail "cannot build tools/hostile/victim"
+VICTIM=$(dp_hostile_victim) || bail "cannot build tools/hostile/victim"
 
 VOUT=$SIWL_TMP/victim.out
 HALL=$SIWL_TMP/hostile.out

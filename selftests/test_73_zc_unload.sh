@@ -25,14 +25,7 @@ plan 5
 dp_start
 kmsg "test_73_zc_unload start"
 
-victim=$HOSTILE_DIR/victim
-if [ ! -x "$victim" ] || [ "$HOSTILE_DIR/victim.c" -nt "$victim" ]; then
-	mkdir -p "$SIWL_TMP/hv" &&
-		cp "$HOSTILE_DIR/victim.c" "$HOSTILE_DIR/Makefile" "$SIWL_TMP/hv/" &&
-		make -s -C "$SIWL_TMP/hv" victim >&2 ||
-		bail "cannot build tools/hostile/victim"
-	victim=$SIWL_TMP/hv/victim
-fi
+victim=$(dp_hostile_victim) || bail "cannot build tools/hostile/victim"
 
 hpid=""
 rpid=""

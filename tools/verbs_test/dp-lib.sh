@@ -136,6 +136,21 @@ dp_start() {
 	export RDMAV_DRIVERS
 }
 
+# Path of tools/hostile/victim: the host-built one if up to date, else
+# built in the scratch directory (the guest sees the tree read-only).
+dp_hostile_victim() {
+	local dir=$SIW_LITE_TOP/tools/hostile
+
+	if [ -x "$dir/victim" ] && [ ! "$dir/victim.c" -nt "$dir/victim" ]; then
+		echo "$dir/victim"
+		return 0
+	fi
+	mkdir -p "$SIWL_TMP/hv" || return 1
+	cp "$dir/victim.c" "$dir/Makefile" "$SIWL_TMP/hv/" &&
+		make -s -C "$SIWL_TMP/hv" victim >&2 || return 1
+	echo "$SIWL_TMP/hv/victim"
+}
+
 # Path of verbs_test: the host-built one if up to date, else built into
 # the scratch directory (the guest sees the tree read-only).
 dp_verbs_test() {
