@@ -109,11 +109,38 @@ HU=$(hu_bin) || bail "hostile_user does not build"
 T=${SIWL_HU_TIMEOUT:-10}
 
 # ---------------------------------------------------------- local cases
+# sq_flood fills a whole send ring in one post: the kernel must copy it
+# out in batches of SIWL_USQ_BATCH (drivers/siw_lite/qp.h) WQEs, each under
+# one hold of the QP's irqsave lock.  ftrace sees the calls from other
+# files (the flush, one batch per run of the work item), not the copy
+# the compiler inlines into the doorbell, which takes the first batch:
+# at least posted / 64 - 1 calls, where one batch of all took 0 to 2.
+USQ_BATCH=64
+FETCH_FN=siwl_usq_fetch_locked
+flood_trace=1
 for c in $("$HU" --list | awk -F '\t' '$2 == "local" { print $1 }'); do
 	kmsg "hostile_user $c start"
+	[ "$c" != sq_flood ] || { fn_trace_start "$FETCH_FN"; flood_trace=$?; }
 	ip netns exec "$DP_B" timeout -k 5 60 "$HU" --dev "$DP_DB" --case "$c" \
 		--timeout "$T" >"$SIWL_TMP/$c.out" 2>&1 </dev/null
 	hu_collect "hostile_user --case $c" "$SIWL_TMP/$c.out" $?
+	[ "$c" = sq_flood ] || continue
+	posted=$(sed -n 's/^# sq_flood: posted \([0-9]*\)$/\1/p' "$SIWL_TMP/$c.out")
+	if [ "$flood_trace" != 0 ]; then
+		res skip "sq_flood: the ring is fetched in batches" \
+			"no function tracing of $FETCH_FN ($flood_trace)"
+		continue
+	fi
+	{ read -r fetches; read -r lost; } < <(fn_trace_stop "$FETCH_FN")
+	if [ -z "$posted" ] || [ "${lost:-1}" != 0 ]; then
+		res fail "sq_flood: the ring is fetched in batches" \
+			"posted '${posted}', trace lost '${lost}' events"
+	elif [ "$fetches" -ge $((posted / USQ_BATCH - 1)) ]; then
+		res pass "sq_flood: $posted WQEs fetched in $fetches calls (batches of at most $USQ_BATCH)"
+	else
+		res fail "sq_flood: the ring is fetched in batches" \
+			"$posted WQEs in $fetches calls: more than $USQ_BATCH per lock hold"
+	fi
 done
 
 # --------------------------------------------------- cases with a peer

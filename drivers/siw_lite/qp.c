@@ -399,12 +399,18 @@ void siwl_qp_flush(struct siwl_qp *qp)
 	spin_unlock_bh(&qp->rx_lock);
 }
 
-/* Runs the work item now and waits for it: queues are flushed on return. */
+/*
+ * Runs the work item now and waits for it: queues are flushed on return.
+ * In ERROR the work requeues itself until a user's send ring is empty
+ * (siwl_usq_fetch_locked() takes a batch per run): wait for every run.
+ */
 static void siwl_qp_sync(struct siwl_qp *qp)
 {
 	siwl_qp_kick(qp);
-	if (current_work() != &qp->tx_work)
-		flush_work(&qp->tx_work);
+	if (current_work() == &qp->tx_work)
+		return;
+	while (flush_work(&qp->tx_work))
+		;
 }
 
 /*

@@ -477,6 +477,8 @@ static inline struct siwl_sqe *siwl_sq_slot(struct siwl_qp *qp, u32 pos)
 /* qp_uring.c: the QP's shared rings. */
 int siwl_qp_uring_create(struct siwl_qp *qp, struct ib_udata *udata);
 void siwl_qp_uring_destroy(struct siwl_qp *qp);
+/* WQEs one fetch takes from a user send ring at most (8 KiB). */
+#define SIWL_USQ_BATCH	64
 u32 siwl_usq_fetch_locked(struct siwl_qp *qp);
 bool siwl_usq_refill_locked(struct siwl_qp *qp);
 void siwl_usq_doorbell(struct siwl_qp *qp);

@@ -160,6 +160,13 @@ static int siwl_usqe_to_sqe(struct siwl_qp *qp, const struct siw_lite_sqe *u,
 	return 0;
 }
 
+/*
+ * Takes at most SIWL_USQ_BATCH WQEs per call: this runs under qp->lock
+ * with interrupts off, and a full ring is up to SIWL_MAX_QP_WR WQEs,
+ * 1 MiB to copy and check. Transmission fetches again as it catches up; in ERROR,
+ * where nothing transmits, the work item is kicked to flush the rest, one
+ * batch per run.
+ */
 u32 siwl_usq_fetch_locked(struct siwl_qp *qp)
 {
 	struct siw_lite_sqe u;
@@ -177,6 +184,11 @@ u32 siwl_usq_fetch_locked(struct siwl_qp *qp)
 		return 0;
 	}
 	while (qp->sq_head != prod) {
+		if (n == SIWL_USQ_BATCH) {
+			if (qp->state == SIWL_QPS_ERROR)
+				siwl_qp_kick(qp);
+			break;
+		}
 		memcpy(&u, siwl_uring_entry(&qp->usq, qp->sq_head), sizeof(u));
 		sqe = siwl_sq_slot(qp, qp->sq_head);
 		qp->sq_head++;

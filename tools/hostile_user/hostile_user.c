@@ -197,6 +197,8 @@ static const struct hu_case cases[] = {
 	  "mmap with wrong keys, sizes, flags; mappings outliving rings" },
 	{ "mr", false, hu_case_mr,
 	  "impossible memory registrations, RLIMIT_MEMLOCK" },
+	{ "sq_flood", false, hu_case_flood,
+	  "a full send ring in one post on a QP in ERROR: all flushed" },
 	{ "pd_cross", true, hu_case_pd_cross,
 	  "an lkey of another PD or context in a WR" },
 	{ "mr_inflight", true, hu_case_mr_inflight,
