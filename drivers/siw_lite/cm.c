@@ -164,7 +164,10 @@ struct siwl_lsock {
 	bool afonly;
 	bool dead;			/* off siwl_lsocks: stop accepting */
 	int backlog;
-	/* Accepted connections still waiting for their MPA Request. */
+	/*
+	 * Accepted connections the ULP has not answered yet (waiting for
+	 * their MPA Request, or for accept/reject): at most backlog.
+	 */
 	unsigned int pending;
 	void (*saved_data_ready)(struct sock *sk);
 	struct work_struct accept_work;
@@ -665,7 +668,7 @@ static void siwl_lep_free(struct kref *ref)
 	kfree(lep);
 }
 
-/* The CEP is no longer waiting for its Request: make room for another. */
+/* The ULP answered (or the CEP is gone): make room for another. */
 static void siwl_cep_unpend(struct siwl_cep *cep)
 {
 	struct siwl_lsock *ls = cep->ls;
@@ -1020,7 +1023,11 @@ static void siwl_passive_deliver(struct siwl_cep *cep)
 	int rv = -ENODEV;
 
 	siwl_cep_disarm(cep);
-	siwl_cep_unpend(cep);
+	/*
+	 * Still counted in the backlog: a ULP that neither accepts nor
+	 * rejects would otherwise let any number of connections wait out
+	 * SIWL_ULP_TIMEOUT. The answer (or the teardown) unpends it.
+	 */
 	/* Without RFC 6581 the peer announced nothing: offer our limits. */
 	if (cep->enhanced) {
 		ird = cep->v2.ird;
@@ -1418,6 +1425,8 @@ int siwl_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		siwl_cep_put(cep);
 		return -EINVAL;
 	}
+	/* The ULP has answered: the listener may take the next one. */
+	siwl_cep_unpend(cep);
 	/*
 	 * An error from here on ends the connection: iw_cm moves the id to
 	 * IDLE and will neither reject nor expect events.
@@ -1526,6 +1535,7 @@ int siwl_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 	if (!cep)
 		return -EINVAL;
 	mutex_lock(&cep->mutex);
+	siwl_cep_unpend(cep);
 	if (cep->iwcm_ref && cep->state == SIWL_CEP_AWAIT_ULP) {
 		pr_debug("cep %p: ULP rejects\n", cep);
 		siwl_cep_reject(cep, cep->rev, cep->enhanced, pdata,

@@ -979,6 +979,36 @@ def c_fin_unread(p):
 c_fin_unread.rcvbuf = STALL_RCVBUF
 
 
+# A ULP that never answers its connection requests (issue 17, finding
+# 6). The victim runs with --hoard: it takes every CONNECT_REQUEST and
+# neither accepts nor rejects, behind a backlog of 4. We open
+# BACKLOG_CONNS connections, each with a valid Request: no more than the
+# backlog may reach the ULP at once; the rest wait in TCP's accept queue
+# (beyond it our SYNs go unanswered and connect times out). We hold them
+# until killed. Not part of --all or --list:
+# selftests/test_74_backlog.sh drives it.
+BACKLOG_CONNS = 12
+
+
+@case("backlog-flood", "holding", "standalone")
+def c_backlog_flood(p):
+    held = [p.sock]
+    p.request()
+    for i in range(2, BACKLOG_CONNS + 1):
+        try:
+            s = socket.create_connection((p.args.addr, p.args.port),
+                                         timeout=3)
+            s.sendall(p.request(send=False))
+        except OSError as e:
+            print("flood conn %d: %s" % (i, e))
+            continue
+        held.append(s)
+    print("holding: %d of %d connections sent a Request" %
+          (len(held), BACKLOG_CONNS))
+    time.sleep(HOLD_SECS)
+    print("result held")
+
+
 # Markers nobody negotiated (the Request had no M flag, RFC 5044 7.1.2)
 # are stream data to the victim. A peer that sends them anyway puts one
 # every 512 octets of the FPDU stream (RFC 5044 section 5: reserved 16

@@ -14,6 +14,7 @@
  *   victim --bind ADDR --port PORT [--count N] [--recv N] [--recv-len L]
  *          [--ird N] [--timeout SECS] [--idle SECS] [--allow NAME:OFF:LEN]
  *          [--mr-size BYTES]
+ *   victim --bind ADDR --port PORT --hoard [--idle SECS]
  *
  * --count 0 serves connections one after the other until none has come
  * for --idle seconds. A peer can adjust one connection with a directive
@@ -23,6 +24,10 @@
  * registers it again, with a new key, for later connections); the tag
  * "quit" ends the victim. --mr-size (default 4096) sizes rw, lw, ro and
  * pd2: from 16 KiB the victim's Read Responses leave zero-copy.
+ *
+ * --hoard takes every CONNECT_REQUEST and answers none (a ULP that never
+ * calls accept or reject), until none has come for --idle seconds: the
+ * listener's backlog (4) must bound how many reach it at once.
  *
  * Output lines (stdout):
  *   listening addr=A port=P
@@ -38,6 +43,8 @@
  *   conn=N mem NAME changed first=A last=B allowed=yes|no data=HEX
  *   conn=N end
  *   done conns=N
+ *   hoard request=N           (--hoard: the Nth unanswered request)
+ *   done hoarded=N
  * Exit status 0 when it ran (whatever the peer did), 1 on set-up errors.
  */
 #include <arpa/inet.h>
@@ -124,6 +131,7 @@ static struct {
 	int ird;
 	int timeout;
 	int idle;
+	bool hoard;
 	struct hv_allow allow[HV_MAX_ALLOW];
 	int nallow;
 } cfg = {
@@ -673,6 +681,28 @@ static int setup(void)
 	return 0;
 }
 
+/* --hoard: keeps every request unanswered; exits when they stop coming. */
+static void hoard(void)
+{
+	struct rdma_cm_event *req = NULL;
+	double end = now() + cfg.idle;
+	int n = 0;
+
+	while (now() < end) {
+		if (pump(100, &req))
+			break;
+		if (!req)
+			continue;
+		printf("hoard request=%d\n", ++n);
+		/* The id stays ours, in CONN_RECV, until we exit. */
+		rdma_ack_cm_event(req);
+		req = NULL;
+		end = now() + cfg.idle;
+	}
+	printf("done hoarded=%d\n", n);
+	fflush(stdout);
+}
+
 static int parse_allow(const char *s)
 {
 	char name[16];
@@ -700,7 +730,8 @@ static void usage(void)
 		"Usage: victim --bind ADDR --port PORT [--count N] [--recv N]\n"
 		"              [--recv-len L] [--ird N] [--timeout SECS]\n"
 		"              [--idle SECS] [--allow NAME:OFF:LEN]...\n"
-		"              [--mr-size BYTES]\n");
+		"              [--mr-size BYTES]\n"
+		"       victim --bind ADDR --port PORT --hoard [--idle SECS]\n");
 	exit(2);
 }
 
@@ -717,6 +748,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "allow", required_argument, NULL, 'a' },
 		{ "mr-size", required_argument, NULL, 'm' },
+		{ "hoard", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct rdma_cm_event *req;
@@ -756,6 +788,9 @@ int main(int argc, char **argv)
 		case 'm':
 			cfg.mr_size = strtoul(optarg, NULL, 0);
 			break;
+		case 'H':
+			cfg.hoard = true;
+			break;
 		default:
 			usage();
 		}
@@ -768,6 +803,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (setup())
 		return 1;
+	if (cfg.hoard) {
+		hoard();
+		return 0;
+	}
 
 	for (n = 1; !cfg.count || n <= cfg.count; n++) {
 		memset(&conn, 0, sizeof(conn));
