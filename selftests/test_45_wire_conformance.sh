@@ -230,7 +230,7 @@ for cfg in "${CONFIGS[@]}"; do
 			"$(grep '^conn ' <<<"$OUT")"
 	elif [ "$vt_ok" = 1 ] && ! grep -q "Terminate sent" <<<"$OUT"; then
 		fail "wirecheck on $name" \
-			"no Terminate in the capture (send_inv writes to a dead STag)" \
+			"no Terminate in the capture (send_inv names a plain MR: refused)" \
 			"$(grep -E '^conn|^  [IR]->' <<<"$OUT")"
 	else
 		pass "wirecheck on $name: $(tail -n 1 <<<"$OUT")"

@@ -299,12 +299,17 @@ int siwl_mr_invalidate(struct siwl_device *sdev, const struct ib_pd *pd,
 
 	/*
 	 * A DMA MR is the PD's window on all kernel memory; it lives as
-	 * long as the PD. A peer may only end what it was allowed to reach.
+	 * long as the PD. A peer may only end what it was allowed to reach,
+	 * and only an STag its consumer can make valid again: a fast-register
+	 * MR, which the next REG_MR work request revives. A plain MR has no
+	 * way back: a peer could disable it for good (IB verbs, and rxe,
+	 * refuse its remote invalidation too).
 	 */
 	if (mr->pd != pd || mr->kind == SIWL_MR_DMA)
 		rv = -EACCES;
-	else if (remote && !(READ_ONCE(mr->access) &
-			     (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)))
+	else if (remote && (mr->kind != SIWL_MR_FRMR ||
+			    !(READ_ONCE(mr->access) &
+			      (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE))))
 		rv = -EACCES;
 	else
 		WRITE_ONCE(mr->valid, false);

@@ -147,8 +147,9 @@ int siwl_mr_copy_from_skb(struct siwl_mr *mr, u64 addr,
 
 /*
  * Invalidates @stag if it names an MR of @pd that may be invalidated
- * (not a DMA MR, and for remote invalidation: IB_ACCESS_REMOTE_* MRs only
- * per RFC 5040 section 6.4.1). Invalidating an invalid MR succeeds.
+ * (not a DMA MR, and for remote invalidation: fast-register MRs with
+ * IB_ACCESS_REMOTE_* rights only, RFC 5040 section 6.4.1). Invalidating
+ * an invalid MR succeeds.
  * Returns 0, -ENOENT (no MR has this STag) or -EACCES (other PD, or the
  * MR may not be invalidated this way). Any context.
  */

@@ -864,6 +864,19 @@ def c_s_inv(p):
     p.result()
 
 
+# Send with Invalidate of the victim's own plain MR (ibv_reg_mr, right
+# PD, remote rights): nothing could make it valid again, so only
+# fast-register MRs (and windows) may be invalidated by a peer. The same
+# Terminate as for another PD's STag (issue 17, finding 6).
+@case("send-inv-plain-mr", "terminate layer=0 etype=1 ecode=0x09")
+def c_s_inv_plain(p):
+    p.connect()
+    a, k, n = p.mr("rw")
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND_INV, QN_SEND, 1,
+                                           inv=k))))
+    p.result()
+
+
 # The ULPDU_Length is shorter than the headers of its own opcode: no RFC
 # code fits better than MPA's length mismatch (RFC 5044 8, 0x03).
 @case("short-segment", "terminate layer=2 etype=0 ecode=0x03")

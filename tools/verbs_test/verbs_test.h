@@ -142,7 +142,6 @@ enum vt_ctrl_type {
 	VT_CTRL_NOTIFY,			/* RDMA Writes are placed */
 	VT_CTRL_GO,			/* solicited: go on */
 	VT_CTRL_MSG,			/* solicited: a test message */
-	VT_CTRL_ACK,			/* send_inv: server verdict */
 };
 
 struct vt_ctrl {
