@@ -853,15 +853,20 @@ def c_s_inter(p):
     p.result()
 
 
+def send_inv_of(p, name):
+    """A Send with Invalidate naming the STag of the victim's MR @name."""
+    p.connect()
+    a, k, n = p.mr(name)
+    p.exchange(p.fpdu(p.offending(untagged(OP_SEND_INV, QN_SEND, 1,
+                                           inv=k))))
+    p.result()
+
+
 # Send with Invalidate of another PD's STag: RDMAP "STag cannot be
 # invalidated", remote protection error 0/1/0x09 (RFC 5040 4.8, 7).
 @case("send-inv-other-pd", "terminate layer=0 etype=1 ecode=0x09")
 def c_s_inv(p):
-    p.connect()
-    a, k, n = p.mr("pd2")
-    p.exchange(p.fpdu(p.offending(untagged(OP_SEND_INV, QN_SEND, 1,
-                                           inv=k))))
-    p.result()
+    send_inv_of(p, "pd2")
 
 
 # Send with Invalidate of the victim's own plain MR (ibv_reg_mr, right
@@ -870,11 +875,7 @@ def c_s_inv(p):
 # Terminate as for another PD's STag (issue 17, finding 6).
 @case("send-inv-plain-mr", "terminate layer=0 etype=1 ecode=0x09")
 def c_s_inv_plain(p):
-    p.connect()
-    a, k, n = p.mr("rw")
-    p.exchange(p.fpdu(p.offending(untagged(OP_SEND_INV, QN_SEND, 1,
-                                           inv=k))))
-    p.result()
+    send_inv_of(p, "rw")
 
 
 # The ULPDU_Length is shorter than the headers of its own opcode: no RFC
