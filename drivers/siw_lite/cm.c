@@ -11,7 +11,7 @@
  *
  * Life cycle (timeouts in brackets):
  *
- *   active:  NEW -> CONNECTING [10 s] -> AWAIT_REPLY [5 s] -> RDMA
+ *   active:  NEW -> CONNECTING [10 s] -> AWAIT_REPLY [30 s] -> RDMA
  *   passive: NEW -> AWAIT_REQUEST [10 s] -> AWAIT_ULP [60 s] -> RDMA
  *   both:    RDMA -> CLOSING [5 s] -> CLOSED, or straight to CLOSED
  *

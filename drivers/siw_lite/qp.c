@@ -53,9 +53,6 @@ struct workqueue_struct *siwl_qp_wq;
 /* How long a QP may stay in TERMINATE trying to send the Terminate. */
 #define SIWL_TERM_TIMEOUT	(5 * HZ)
 
-/* RFC 5040 section 5.1 leaves message size to the ULP; RDMAC caps at 2^31. */
-#define SIWL_MAX_MSG_SIZE	BIT(31)
-
 int siwl_qp_init_module(void)
 {
 	/* ORQ and IRQ positions run freely, like the SQ's (see create). */
@@ -489,8 +486,8 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	 */
 	qp->sq_size = roundup_pow_of_two(max_t(u32, attr->cap.max_send_wr, 1));
 	/* Every WQE has room for the maximum: grant it, whatever was asked. */
-	qp->max_send_sge = SIWL_MAX_SGE;
-	qp->max_inline = SIWL_MAX_INLINE;
+	qp->sq_lim.max_sge = SIWL_MAX_SGE;
+	qp->sq_lim.max_inline = SIWL_MAX_INLINE;
 	if (!qp->srq) {
 		qp->rq_size = roundup_pow_of_two(max_t(u32,
 						       attr->cap.max_recv_wr,
@@ -539,8 +536,8 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	xa_store_irq(&sdev->qp_table, qpn, qp, GFP_KERNEL);
 
 	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_inline_data = qp->max_inline;
+	attr->cap.max_send_sge = qp->sq_lim.max_sge;
+	attr->cap.max_inline_data = qp->sq_lim.max_inline;
 	if (!qp->srq) {
 		attr->cap.max_recv_wr = qp->rq_size;
 		attr->cap.max_recv_sge = qp->max_recv_sge;
@@ -842,10 +839,10 @@ int siwl_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->path_mtu = IB_MTU_1024;
 	attr->port_num = SIWL_PORT;
 	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_send_sge = qp->sq_lim.max_sge;
 	attr->cap.max_recv_wr = qp->rq_size;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
-	attr->cap.max_inline_data = qp->max_inline;
+	attr->cap.max_inline_data = qp->sq_lim.max_inline;
 
 	init_attr->event_handler = ibqp->event_handler;
 	init_attr->qp_context = ibqp->qp_context;
@@ -865,8 +862,9 @@ int siwl_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 #define SIWL_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | \
 			 IB_SEND_FENCE | IB_SEND_INLINE)
 
-static int siwl_copy_sges(struct siwl_sge *dst, const struct ib_sge *src,
-			  int num_sge, u32 *total)
+/* Copies @num_sge (bounds-checked) SGEs; returns their byte count. */
+static u64 siwl_copy_sges(struct siwl_sge *dst, const struct ib_sge *src,
+			  int num_sge)
 {
 	u64 sum = 0;
 	int i;
@@ -877,11 +875,7 @@ static int siwl_copy_sges(struct siwl_sge *dst, const struct ib_sge *src,
 		dst[i].lkey = src[i].lkey;
 		sum += src[i].length;
 	}
-	/* At most six 32-bit lengths: the u64 sum cannot wrap. */
-	if (sum > SIWL_MAX_MSG_SIZE)
-		return -EINVAL;
-	*total = sum;
-	return 0;
+	return sum;
 }
 
 /*
@@ -917,11 +911,55 @@ static int siwl_copy_inline(struct siwl_qp *qp, struct siwl_sqe *sqe,
 	return 0;
 }
 
+/* Decodes @wr's opcode and its operands into @sqe, in wqe.c's terms. */
+static int siwl_wr_decode(const struct ib_send_wr *wr, struct siwl_sqe *sqe,
+			  enum siwl_sq_kind *kind)
+{
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+		*kind = SIWL_SQK_SEND;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		*kind = SIWL_SQK_SEND_INV;
+		sqe->inv_key = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE:
+		*kind = SIWL_SQK_WRITE;
+		break;
+	case IB_WR_RDMA_READ:
+		*kind = SIWL_SQK_READ;
+		break;
+	case IB_WR_RDMA_READ_WITH_INV:
+		/* inv_key: the sink SGE's lkey, once its count is checked */
+		*kind = SIWL_SQK_READ_INV;
+		break;
+	case IB_WR_REG_MR:
+		*kind = SIWL_SQK_REG_MR;
+		sqe->reg_mr = reg_wr(wr)->mr;
+		sqe->reg_key = reg_wr(wr)->key;
+		sqe->reg_access = reg_wr(wr)->access;
+		return sqe->reg_mr ? 0 : -EINVAL;
+	case IB_WR_LOCAL_INV:
+		*kind = SIWL_SQK_LOCAL_INV;
+		sqe->inv_key = wr->ex.invalidate_rkey;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*kind == SIWL_SQK_WRITE || *kind == SIWL_SQK_READ ||
+	    *kind == SIWL_SQK_READ_INV) {
+		sqe->rkey = rdma_wr(wr)->rkey;
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+	}
+	return 0;
+}
+
 static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
 			  struct siwl_sqe *sqe)
 {
-	int max_sge = qp->max_send_sge;
-	bool has_data = true;
+	bool inline_data = wr->send_flags & IB_SEND_INLINE;
+	enum siwl_sq_kind kind;
+	u64 len;
 	int rv;
 
 	memset(sqe, 0, sizeof(*sqe));
@@ -936,68 +974,26 @@ static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
 	if (wr->send_flags & IB_SEND_FENCE)
 		sqe->flags |= SIWL_WQE_FENCE;
 
-	switch (wr->opcode) {
-	case IB_WR_SEND_WITH_INV:
-		sqe->inv_key = wr->ex.invalidate_rkey;
-		fallthrough;
-	case IB_WR_SEND:
-		break;
-	case IB_WR_RDMA_WRITE:
-		sqe->rkey = rdma_wr(wr)->rkey;
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		break;
-	case IB_WR_RDMA_READ_WITH_INV:
-		/*
-		 * What dies with the Read is its Data Sink STag, the sink
-		 * SGE's lkey. rdma_rw (6.1) fills ex.invalidate_rkey before
-		 * it bumps the MR's key, so that field may be stale.
-		 */
-		if (wr->num_sge != 1 || !wr->sg_list)
-			return -EINVAL;
-		sqe->inv_key = wr->sg_list[0].lkey;
-		fallthrough;
-	case IB_WR_RDMA_READ:
-		/* RFC 5040 section 4.4: one Data Sink STag per Read. */
-		max_sge = SIWL_MAX_SGE_RD;
-		sqe->rkey = rdma_wr(wr)->rkey;
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		if (wr->send_flags & IB_SEND_INLINE)
-			return -EINVAL;
-		break;
-	case IB_WR_REG_MR:
-		sqe->reg_mr = reg_wr(wr)->mr;
-		sqe->reg_key = reg_wr(wr)->key;
-		sqe->reg_access = reg_wr(wr)->access;
-		if (!sqe->reg_mr)
-			return -EINVAL;
-		has_data = false;
-		break;
-	case IB_WR_LOCAL_INV:
-		sqe->inv_key = wr->ex.invalidate_rkey;
-		has_data = false;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (!has_data) {
-		if (wr->send_flags & IB_SEND_INLINE)
-			return -EINVAL;
-		return 0;
-	}
-
-	if (wr->num_sge > max_sge)
-		return -EINVAL;
-	if (wr->num_sge && !wr->sg_list)
-		return -EINVAL;
-	rv = siwl_copy_sges(sqe->sge, wr->sg_list, wr->num_sge,
-			    &sqe->total_len);
+	rv = siwl_wr_decode(wr, sqe, &kind);
+	if (!rv)
+		rv = siwl_sqe_check_shape(&qp->sq_lim, kind, inline_data,
+					  wr->num_sge);
+	if (rv || (wr->num_sge && !wr->sg_list))
+		return rv ?: -EINVAL;
+	len = siwl_copy_sges(sqe->sge, wr->sg_list, wr->num_sge);
+	rv = siwl_sqe_check_len(&qp->sq_lim, inline_data, len);
 	if (rv)
 		return rv;
 	sqe->num_sge = wr->num_sge;
-
-	if (wr->send_flags & IB_SEND_INLINE) {
-		if (sqe->total_len > qp->max_inline)
-			return -EINVAL;
+	sqe->total_len = len;
+	/*
+	 * What dies with a Read with Invalidate is its Data Sink STag, the
+	 * sink SGE's lkey. rdma_rw (6.1) fills ex.invalidate_rkey before it
+	 * bumps the MR's key, so that field may be stale.
+	 */
+	if (kind == SIWL_SQK_READ_INV)
+		sqe->inv_key = wr->sg_list[0].lkey;
+	if (inline_data) {
 		sqe->flags |= SIWL_WQE_INLINE;
 		return siwl_copy_inline(qp, sqe, wr);
 	}
@@ -1086,6 +1082,24 @@ int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return rv;
 }
 
+/* Checks and copies a receive WR; shared with the kernel SRQ. */
+int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
+		   struct siwl_rqe *rqe)
+{
+	u64 len;
+
+	if (wr->num_sge < 0 || siwl_rqe_check(max_sge, wr->num_sge) ||
+	    (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	len = siwl_copy_sges(rqe->sge, wr->sg_list, wr->num_sge);
+	if (siwl_rqe_check_len(len))
+		return -EINVAL;
+	rqe->wr_id = wr->wr_id;
+	rqe->num_sge = wr->num_sge;
+	rqe->total_len = len;
+	return 0;
+}
+
 int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
 {
@@ -1110,15 +1124,7 @@ int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return 0;
 	}
 	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge ||
-		    (wr->num_sge && !wr->sg_list)) {
-			rv = -EINVAL;
-			break;
-		}
-		rqe.wr_id = wr->wr_id;
-		rqe.num_sge = wr->num_sge;
-		rv = siwl_copy_sges(rqe.sge, wr->sg_list, wr->num_sge,
-				    &rqe.total_len);
+		rv = siwl_build_rqe(qp->max_recv_sge, wr, &rqe);
 		if (rv)
 			break;
 

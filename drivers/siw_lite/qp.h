@@ -343,8 +343,7 @@ struct siwl_qp {
 	u32 sq_head;			/* next free (producer) */
 	u32 sq_next;			/* next to transmit */
 	u32 sq_tail;			/* oldest not yet completed */
-	u32 max_send_sge;
-	u32 max_inline;
+	struct siwl_sq_limits sq_lim;	/* what a send WQE may be */
 	bool sig_all;
 
 	/* Outbound Reads in flight and inbound Read Requests, rings. */
@@ -484,6 +483,8 @@ bool siwl_usq_refill_locked(struct siwl_qp *qp);
 void siwl_usq_doorbell(struct siwl_qp *qp);
 void siwl_usq_publish_locked(struct siwl_qp *qp);
 int siwl_urq_take_locked(struct siwl_qp *qp, struct siwl_rqe *rqe);
+int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
+		   struct siwl_rqe *rqe);
 /* A private copy of a user receive WQE to a kernel one; false if bad. */
 bool siwl_urqe_to_rqe(const struct siw_lite_rqe *u, u32 max_sge,
 		      struct siwl_rqe *rqe);

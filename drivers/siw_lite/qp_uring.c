@@ -68,95 +68,94 @@ void siwl_qp_uring_destroy(struct siwl_qp *qp)
 	siwl_uring_free(&qp->usq);
 }
 
-/* Copies a user SGE list; false if it cannot describe a message. */
-static bool siwl_usge_copy(struct siwl_sge *dst,
-			   const struct siw_lite_sge *src, u32 num, u32 *total)
+/* Copies @num (bounds-checked) user SGEs; returns their byte count. */
+static u64 siwl_usge_copy(struct siwl_sge *dst,
+			  const struct siw_lite_sge *src, u32 num)
 {
-	u32 sum = 0, i;
+	u64 sum = 0;
+	u32 i;
 
 	for (i = 0; i < num; i++) {
 		dst[i].addr = src[i].addr;
 		dst[i].length = src[i].length;
 		dst[i].lkey = src[i].lkey;
-		if (check_add_overflow(sum, src[i].length, &sum))
-			return false;
+		sum += src[i].length;
 	}
-	*total = sum;
-	return true;
+	return sum;
 }
+
+/* A checked WQE fits the ring entry it came from and the kernel's. */
+static_assert(SIWL_MAX_SGE <= SIW_LITE_MAX_SGE);
+static_assert(SIWL_MAX_INLINE <= SIW_LITE_MAX_INLINE);
+static_assert(sizeof_field(struct siwl_sqe, inline_data) >= SIWL_MAX_INLINE);
 
 #define SIWL_USQE_FLAGS	(SIW_LITE_WQE_SIGNALED | SIW_LITE_WQE_SOLICITED | \
 			 SIW_LITE_WQE_FENCE | SIW_LITE_WQE_INLINE)
 
+/* The ABI's opcodes, as the internal WQE and wqe.c's rules know them. */
+static const struct {
+	u32 ib_opcode;
+	enum siwl_sq_kind kind;
+	bool valid;
+} siwl_usq_ops[] = {
+	[SIW_LITE_WR_WRITE] = { IB_WR_RDMA_WRITE, SIWL_SQK_WRITE, true },
+	[SIW_LITE_WR_SEND] = { IB_WR_SEND, SIWL_SQK_SEND, true },
+	[SIW_LITE_WR_SEND_WITH_INV] = { IB_WR_SEND_WITH_INV,
+					SIWL_SQK_SEND_INV, true },
+	[SIW_LITE_WR_READ] = { IB_WR_RDMA_READ, SIWL_SQK_READ, true },
+	[SIW_LITE_WR_LOCAL_INV] = { IB_WR_LOCAL_INV, SIWL_SQK_LOCAL_INV,
+				    true },
+};
+
 /*
- * Turns a private copy of a user send WQE into a kernel one. Memory rights
- * are checked later, at transmit time, against the STags as they are
- * then; here only the shape.
+ * Turns a private copy of a user send WQE into a kernel one: the ring's
+ * encoding is decoded here, the rules are wqe.c's, as for ib_post_send().
+ * Memory rights are checked later, at transmit time.
  */
 static int siwl_usqe_to_sqe(struct siwl_qp *qp, const struct siw_lite_sqe *u,
 			    struct siwl_sqe *sqe)
 {
 	bool inline_data = u->flags & SIW_LITE_WQE_INLINE;
-	u32 max_sge = qp->max_send_sge;
-	bool has_data = true;
+	enum siwl_sq_kind kind;
+	u64 len;
+	int rv;
 
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->wr_id = u->wr_id;
-	if (u->flags & ~SIWL_USQE_FLAGS)
+	if (u->flags & ~SIWL_USQE_FLAGS ||
+	    u->opcode >= ARRAY_SIZE(siwl_usq_ops) ||
+	    !siwl_usq_ops[u->opcode].valid)
 		return -EINVAL;
+	kind = siwl_usq_ops[u->opcode].kind;
+	sqe->opcode = siwl_usq_ops[u->opcode].ib_opcode;
 	if ((u->flags & SIW_LITE_WQE_SIGNALED) || qp->sig_all)
 		sqe->flags |= SIWL_WQE_SIGNALED;
 	if (u->flags & SIW_LITE_WQE_SOLICITED)
 		sqe->flags |= SIWL_WQE_SOLICITED;
 	if (u->flags & SIW_LITE_WQE_FENCE)
 		sqe->flags |= SIWL_WQE_FENCE;
+	sqe->rkey = u->rkey;
+	sqe->raddr = u->remote_addr;
+	sqe->inv_key = u->invalidate_rkey;
 
-	switch (u->opcode) {
-	case SIW_LITE_WR_SEND:
-		sqe->opcode = IB_WR_SEND;
-		break;
-	case SIW_LITE_WR_SEND_WITH_INV:
-		sqe->opcode = IB_WR_SEND_WITH_INV;
-		sqe->inv_key = u->invalidate_rkey;
-		break;
-	case SIW_LITE_WR_WRITE:
-		sqe->opcode = IB_WR_RDMA_WRITE;
-		sqe->rkey = u->rkey;
-		sqe->raddr = u->remote_addr;
-		break;
-	case SIW_LITE_WR_READ:
-		/* RFC 5040 section 4.4: one Data Sink STag per Read. */
-		sqe->opcode = IB_WR_RDMA_READ;
-		sqe->rkey = u->rkey;
-		sqe->raddr = u->remote_addr;
-		max_sge = SIWL_MAX_SGE_RD;
-		if (inline_data)
-			return -EINVAL;
-		break;
-	case SIW_LITE_WR_LOCAL_INV:
-		sqe->opcode = IB_WR_LOCAL_INV;
-		sqe->inv_key = u->invalidate_rkey;
-		has_data = false;
-		break;
-	default:
+	/* Inline bytes share the entry with the SGEs: none may be named. */
+	if (inline_data && u->num_sge)
 		return -EINVAL;
-	}
-	if (!has_data)
-		return inline_data || u->num_sge ? -EINVAL : 0;
-
+	rv = siwl_sqe_check_shape(&qp->sq_lim, kind, inline_data, u->num_sge);
+	if (rv)
+		return rv;
+	len = inline_data ? u->length :
+			    siwl_usge_copy(sqe->sge, u->sge, u->num_sge);
+	rv = siwl_sqe_check_len(&qp->sq_lim, inline_data, len);
+	if (rv)
+		return rv;
+	sqe->total_len = len;
 	if (inline_data) {
-		if (u->length > qp->max_inline || u->num_sge)
-			return -EINVAL;
-		memcpy(sqe->inline_data, u->inline_data, u->length);
-		sqe->total_len = u->length;
+		memcpy(sqe->inline_data, u->inline_data, len);
 		sqe->flags |= SIWL_WQE_INLINE;
-		return 0;
+	} else {
+		sqe->num_sge = u->num_sge;
 	}
-	if (u->num_sge > max_sge)
-		return -EINVAL;
-	if (!siwl_usge_copy(sqe->sge, u->sge, u->num_sge, &sqe->total_len))
-		return -EINVAL;
-	sqe->num_sge = u->num_sge;
 	return 0;
 }
 
@@ -259,12 +258,18 @@ void siwl_usq_publish_locked(struct siwl_qp *qp)
 bool siwl_urqe_to_rqe(const struct siw_lite_rqe *u, u32 max_sge,
 		      struct siwl_rqe *rqe)
 {
+	u64 len;
+
 	memset(rqe, 0, sizeof(*rqe));
 	rqe->wr_id = u->wr_id;
-	if (u->num_sge > max_sge || u->rsvd)
+	if (u->rsvd || siwl_rqe_check(max_sge, u->num_sge))
+		return false;
+	len = siwl_usge_copy(rqe->sge, u->sge, u->num_sge);
+	if (siwl_rqe_check_len(len))
 		return false;
 	rqe->num_sge = u->num_sge;
-	return siwl_usge_copy(rqe->sge, u->sge, u->num_sge, &rqe->total_len);
+	rqe->total_len = len;
+	return true;
 }
 
 /*

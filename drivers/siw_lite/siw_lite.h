@@ -15,6 +15,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "wqe.h"
+
 #define SIWL_NODE_DESC		"siw_lite"
 #define SIWL_PORT		1
 
@@ -24,8 +26,6 @@
  */
 #define SIWL_MAX_QP		16384
 #define SIWL_MAX_QP_WR		8192
-#define SIWL_MAX_SGE		6
-#define SIWL_MAX_SGE_RD		1
 #define SIWL_MAX_CQ		16384
 #define SIWL_MAX_CQE		65536
 #define SIWL_MAX_MR		65536

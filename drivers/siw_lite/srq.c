@@ -96,33 +96,13 @@ int siwl_srq_get(struct siwl_srq *srq, struct siwl_rqe *rqe)
 	return 0;
 }
 
-/* Checks @wr against @srq's shape; sets *@total to its byte count. */
-static int siwl_srq_wr_len(const struct siwl_srq *srq,
-			   const struct ib_recv_wr *wr, u32 *total)
-{
-	u32 len = 0;
-	int i;
-
-	if (wr->num_sge < 0 || (u32)wr->num_sge > srq->max_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		/* A message is at most 4 GB - 1: longer WQEs cannot be met. */
-		if (check_add_overflow(len, wr->sg_list[i].length, &len))
-			return -EINVAL;
-	}
-	*total = len;
-	return 0;
-}
-
 int siwl_post_srq_recv(struct ib_srq *base, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
 	struct siwl_srq *srq = to_siwl_srq(base);
 	struct siwl_rqe *rqe;
 	unsigned long flags;
-	u32 total;
 	int rv = 0;
-	int i;
 
 	/* A ring SRQ is posted to in user space only. */
 	if (srq->ring.hdr) {
@@ -131,23 +111,15 @@ int siwl_post_srq_recv(struct ib_srq *base, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
-		rv = siwl_srq_wr_len(srq, wr, &total);
-		if (rv)
-			break;
 		if (srq->count == srq->max_wr) {
 			rv = -ENOMEM;
 			break;
 		}
-
+		/* The slot stays free until count covers it. */
 		rqe = &srq->queue[siwl_srq_slot(srq, srq->head + srq->count)];
-		rqe->wr_id = wr->wr_id;
-		rqe->num_sge = wr->num_sge;
-		rqe->total_len = total;
-		for (i = 0; i < wr->num_sge; i++) {
-			rqe->sge[i].addr = wr->sg_list[i].addr;
-			rqe->sge[i].length = wr->sg_list[i].length;
-			rqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		rv = siwl_build_rqe(srq->max_sge, wr, rqe);
+		if (rv)
+			break;
 		srq->count++;
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);

@@ -14,6 +14,7 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/limits.h>
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/crc32c.h>
@@ -50,6 +51,14 @@ typedef __s32 s32;
 #endif
 #ifndef U64_MAX
 #define U64_MAX		((u64)~0ULL)
+#endif
+
+#ifndef BIT
+#define BIT(nr)		(1UL << (nr))
+#endif
+
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
 #endif
 
 #ifndef likely

@@ -75,5 +75,7 @@ extern const struct unit_test term_tests[];
 extern const size_t term_tests_n;
 extern const struct unit_test place_tests[];
 extern const size_t place_tests_n;
+extern const struct unit_test wqe_tests[];
+extern const size_t wqe_tests_n;
 
 #endif /* _SIW_LITE_UNIT_H */

@@ -45,6 +45,7 @@ int main(void)
 		{ ddp_tests, &ddp_tests_n },
 		{ term_tests, &term_tests_n },
 		{ place_tests, &place_tests_n },
+		{ wqe_tests, &wqe_tests_n },
 	};
 	size_t g, i, total = 0, num = 0, passed = 0, failed = 0;
 

@@ -199,6 +199,8 @@ static const struct hu_case cases[] = {
 	  "impossible memory registrations, RLIMIT_MEMLOCK" },
 	{ "sq_flood", false, hu_case_flood,
 	  "a full send ring in one post on a QP in ERROR: all flushed" },
+	{ "wqe_rules", false, hu_case_wqe,
+	  "one table of send WQEs through uverbs and the ring: same verdicts" },
 	{ "pd_cross", true, hu_case_pd_cross,
 	  "an lkey of another PD or context in a WR" },
 	{ "mr_inflight", true, hu_case_mr_inflight,

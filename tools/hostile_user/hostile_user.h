@@ -83,6 +83,7 @@ void hu_case_stale(const struct hu_opts *o);
 void hu_case_mmap(const struct hu_opts *o);
 void hu_case_mr(const struct hu_opts *o);
 void hu_case_flood(const struct hu_opts *o);
+void hu_case_wqe(const struct hu_opts *o);
 
 /* cases with a peer, hu_conn.c */
 void hu_case_pd_cross(const struct hu_opts *o);
