@@ -57,10 +57,11 @@
 #include <net/tcp_states.h>
 #include <rdma/iw_cm.h>
 
-#include "siw_lite.h"
 #include "cm.h"
 #include "mpa_wire.h"
 #include "qp.h"
+#include "rx.h"
+#include "siw_lite.h"
 
 /*
  * How long each step may take. The TCP handshake gets a bound of its own

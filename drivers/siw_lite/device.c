@@ -16,6 +16,7 @@
 #include "mem.h"
 #include "qp.h"
 #include "siw_lite.h"
+#include "srq.h"
 #include <rdma/siw_lite-abi.h>
 
 static int siwl_query_device(struct ib_device *ibdev,

@@ -46,6 +46,10 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "qp_uring.h"
+#include "rx.h"
+#include "srq.h"
+#include "tx.h"
 #include "zcopy.h"
 
 struct workqueue_struct *siwl_qp_wq;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * siw_lite: queue pairs, shared receive queues and the data path entry
- * points the connection manager calls.
+ * siw_lite: queue pairs, their state and completion engine, and the data
+ * path entry points the connection manager calls.
  */
 #ifndef SIWL_QP_H
 #define SIWL_QP_H
@@ -14,69 +14,15 @@
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 
-#include "ddp_wire.h"
 #include "iwarp.h"
+#include "rx.h"
 #include "siw_lite.h"
+#include "tx.h"
 #include "uring.h"
+#include "wqe.h"
 
-struct bio_vec;
 struct siwl_cep;
-struct siwl_zc_ctx;
-struct ubuf_info;
-
-/* Scatter/gather element as the data path uses it (validated at post). */
-struct siwl_sge {
-	u64 addr;
-	u32 length;
-	u32 lkey;
-};
-
-/* Receive WQE, for a QP's RQ or an SRQ. */
-struct siwl_rqe {
-	u64 wr_id;
-	u32 num_sge;
-	u32 total_len;
-	struct siwl_sge sge[SIWL_MAX_SGE];
-};
-
-struct siwl_srq {
-	struct ib_srq base;
-	spinlock_t lock;	/* protects all of the fields below */
-	struct siwl_rqe *queue;	/* ring of max_wr entries */
-	u32 max_wr;
-	u32 max_sge;
-	u32 head;		/* next to consume */
-	u32 count;		/* posted, not consumed */
-	/*
-	 * 0: disarmed; else IB_EVENT_SRQ_LIMIT_REACHED is raised when
-	 * count drops below it, which disarms it again.
-	 */
-	u32 limit;
-
-	/* Shared ring (ring.hdr != NULL): @head runs freely, @queue unused. */
-	struct siwl_uring ring;
-};
-
-static inline struct siwl_srq *to_siwl_srq(struct ib_srq *srq)
-{
-	return container_of(srq, struct siwl_srq, base);
-}
-
-/*
- * Takes the next receive WQE of @srq; -ENOENT when empty, -EPROTO when a
- * user ring holds something that is not a WQE (*@rqe then carries the
- * wr_id, if there was one). Any context.
- */
-int siwl_srq_get(struct siwl_srq *srq, struct siwl_rqe *rqe);
-
-int siwl_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
-		    struct ib_udata *udata);
-int siwl_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
-		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int siwl_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
-int siwl_destroy_srq(struct ib_srq *srq, struct ib_udata *udata);
-int siwl_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
-		       const struct ib_recv_wr **bad_wr);
+struct siwl_srq;
 
 /*
  * What MPA negotiated for a connection (RFC 5044 section 7.1, RFC 6581),
@@ -111,34 +57,6 @@ enum siwl_qp_state {
 	SIWL_QPS_ERROR,
 };
 
-/* siwl_sqe.flags */
-#define SIWL_WQE_SIGNALED	0x01
-#define SIWL_WQE_SOLICITED	0x02
-#define SIWL_WQE_FENCE		0x04
-#define SIWL_WQE_INLINE		0x08
-#define SIWL_WQE_DONE		0x10	/* finished, status in @status */
-
-/* Send WQE, a copy of the consumer's ib_send_wr taken at post time. */
-struct siwl_sqe {
-	u64 wr_id;
-	u32 opcode;		/* enum ib_wr_opcode */
-	u8 flags;		/* SIWL_WQE_* */
-	u8 num_sge;
-	u8 status;		/* enum ib_wc_status, once DONE */
-	u32 total_len;
-	u32 rkey;		/* RDMA Write / Read: remote STag */
-	u64 raddr;		/* RDMA Write / Read: remote Tagged Offset */
-	u32 inv_key;		/* Send w/ Inv, Read w/ Inv, Local Inv */
-	/* IB_WR_REG_MR; the consumer keeps the MR until the WR completes. */
-	struct ib_mr *reg_mr;
-	u32 reg_key;
-	int reg_access;
-	union {
-		struct siwl_sge sge[SIWL_MAX_SGE];
-		u8 inline_data[SIWL_MAX_INLINE];
-	};
-};
-
 /* Outbound RDMA Read awaiting its Read Response (ORD bounded). */
 struct siwl_orqe {
 	u32 sq_idx;		/* the Read's SQ position (free-running) */
@@ -158,138 +76,6 @@ struct siwl_irqe {
 	u32 size;
 	u32 src_stag;
 	u64 src_to;
-};
-
-/* A Terminate to send: the error plus the offending segment's headers. */
-#define SIWL_HDR_MAX	(MPA_HDR_SIZE + DDP_UNTAGGED_HDR_SIZE + \
-			 RDMAP_TERM_MAX_BODY)
-struct siwl_term {
-	struct iw_term term;
-	u16 bad_seg_len;
-	u8 bad_len;		/* bytes of @bad (from the DDP header on) */
-	u8 bad[SIWL_HDR_MAX];
-};
-
-/* One FPDU with up to this much ULPDU; smaller than MULPDU is legal. */
-#define SIWL_TX_MAX_ULPDU	16384
-#define SIWL_TX_MAX_FPDU	(SIWL_TX_MAX_ULPDU + MPA_HDR_SIZE + \
-				 MPA_ALIGN + MPA_CRC_SIZE)
-/*
- * The transmit buffer holds consecutive FPDUs of one message, handed to
- * TCP in one call: per-call costs are paid per buffer, not per segment.
- * Buffers are pages that TCP takes by reference (tx.c, tx_pages); one
- * is written again only after TCP has let go of it, so a few rotate, and
- * a buffer TCP copies from stands in when none is free.
- */
-#define SIWL_TX_BUF_ORDER	4
-#define SIWL_TX_BUF_SIZE	(PAGE_SIZE << SIWL_TX_BUF_ORDER)
-#define SIWL_TX_PAGES		8
-static_assert(SIWL_TX_BUF_SIZE >= 2 * SIWL_TX_MAX_FPDU);
-/*
- * A zero-copy buffer: up to this many pieces and bytes. One FPDU takes at
- * most a header, a trailer and a piece per page of each SGE it spans.
- */
-#define SIWL_TX_BVECS		256
-#define SIWL_TX_FPDU_BVECS	(2 + 2 * SIWL_MAX_SGE + \
-				 SIWL_TX_MAX_ULPDU / PAGE_SIZE)
-#define SIWL_TX_ZC_BYTES	(256 * 1024)
-
-/* Transmit state; one transmitter at a time touches it (tx.c). */
-enum siwl_tx_kind {
-	SIWL_TX_NONE,
-	SIWL_TX_SQ,		/* a Send, Write or Read Request */
-	SIWL_TX_IRQ,		/* a Read Response */
-	SIWL_TX_RTR,		/* RFC 6581 RTR message */
-	SIWL_TX_TERM,		/* Terminate */
-};
-
-struct siwl_tx {
-	u8 *buf;		/* FPDUs of one message, framed and CRCed */
-	u32 buf_size;
-	struct page *buf_page;	/* @buf's page, or NULL for @copy_buf */
-	u8 *copy_buf;		/* TCP copies from this one */
-	struct page *pages[SIWL_TX_PAGES];	/* allocated as needed */
-	u32 fpdu_len;		/* bytes of the buffer to send (whole FPDUs) */
-	u32 fpdu_sent;
-	bool fpdu_ends_msg;	/* @buf ends with the message's last segment */
-	u32 buf_used;		/* bytes of @buf written: @fpdu_len unless @zc */
-
-	/*
-	 * Zero-copy buffer (tx.c, tx_zcopy): @buf holds FPDU headers and
-	 * trailers, and @bvec lists the bytes to send in order, payload
-	 * straight from the registered pages. @zc is its notification.
-	 */
-	struct ubuf_info *zc;
-	struct bio_vec *bvec;	/* SIWL_TX_BVECS entries */
-	u32 nbvec;
-	bool zc_pages;		/* this buffer is a piece list */
-	bool zc_msg;		/* the current message goes zero-copy */
-	struct siwl_zc_ctx *zc_ctx;	/* zcopy.c, on first use */
-
-	enum siwl_tx_kind kind;	/* message being segmented */
-	u32 sq_idx;		/* SIWL_TX_SQ: free-running SQ position */
-	u32 sq_first;		/* SIWL_TX_SQ: first message ending in @buf */
-	u32 msg_len;
-	u32 msg_sent;		/* payload bytes framed so far */
-	u32 mulpdu;		/* per message, from the current MSS */
-	u32 msn;		/* untagged messages: MSN of this message */
-	u8 rtr;			/* SIWL_TX_RTR: MPA_RTR_* type */
-
-	u32 next_msn[RDMAP_QN_COUNT];	/* RFC 5041 section 5.1: from 1 */
-	bool irq_turn;		/* fairness: serve a Read Response next */
-	u32 irq_more;		/* Read Responses chained before this one */
-};
-
-/* Receive state; only RX (under rx_lock) touches it (rx.c). */
-enum siwl_rx_phase {
-	SIWL_RX_HDR,
-	SIWL_RX_PAYLOAD,
-	SIWL_RX_TRAILER,
-};
-
-enum siwl_rx_kind {
-	SIWL_RX_DISCARD,	/* nothing to place (zero length, RTR) */
-	SIWL_RX_WRITE,
-	SIWL_RX_READ_RESP,
-	SIWL_RX_SEND,
-	SIWL_RX_RTR_SEND,
-	SIWL_RX_READ_REQ,
-	SIWL_RX_TERMINATE,
-};
-
-struct siwl_rx {
-	enum siwl_rx_phase phase;
-	enum siwl_rx_kind kind;
-	bool dead;		/* an error was found: discard everything */
-	bool rtr_seg;		/* this segment is the awaited RTR */
-	u8 rtr_expect;		/* responder: MPA_RTR_* type still awaited */
-
-	u8 hdr[SIWL_HDR_MAX];	/* MPA + DDP/RDMAP header being assembled */
-	u32 have;
-	u32 need;
-	u16 mpa_len;
-	struct ddp_hdr_info h;
-	struct iw_term term_held;	/* sent once the DDP header is in */
-
-	u32 payload_left;
-	u32 payload_done;
-	u32 crc;
-	u8 trailer[MPA_ALIGN + MPA_CRC_SIZE];
-	u32 trailer_have;
-	u32 trailer_need;
-
-	/* Tagged placement target of the current segment (reference held). */
-	struct siwl_mr *mr;
-	u64 addr;
-
-	/* Untagged Send in progress (RFC 5041 section 5.3). */
-	bool send_active;
-	u32 send_msn;
-	u32 send_mo;
-
-	u32 next_msn[RDMAP_QN_COUNT];	/* expected MSN per queue */
-	u32 segs;		/* segments taken effect; read racily by TX */
-	bool read_req_kick;	/* Read Requests queued in this pass */
 };
 
 /*
@@ -414,17 +200,6 @@ static inline struct siwl_qp *to_siwl_qp(struct ib_qp *qp)
 int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 		   const struct siwl_conn_params *p);
 
-/*
- * Places what TCP has received: from sk_data_ready (BH context, socket
- * callback lock held), the RX worker and the CM's orderly close (process
- * context, socket lock held).
- */
-void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk);
-void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk);
-/* After a process context held @sk (may sleep): reopen the rcv window. */
-void siwl_rx_window_update(struct sock *sk);
-void siwl_qp_rx_work(struct work_struct *work);
-
 /* sk_write_space of an RTS socket: TX may continue. Any context. */
 void siwl_qp_tx_wakeup(struct siwl_qp *qp);
 
@@ -452,6 +227,9 @@ int siwl_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int siwl_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
+/* Checks and copies a receive WR (ib_post_recv, ib_post_srq_recv). */
+int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
+		   struct siwl_rqe *rqe);
 void siwl_iw_add_ref(struct ib_qp *qp);
 void siwl_iw_rem_ref(struct ib_qp *qp);
 struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn);
@@ -464,7 +242,10 @@ void siwl_qp_table_fini(struct siwl_device *sdev);
 int siwl_qp_init_module(void);
 void siwl_qp_exit_module(void);
 
-/* Internal to qp.c, qp_uring.c, tx.c and rx.c. */
+/*
+ * The QP engine: what the data path (tx.c, rx.c, zcopy.c, qp_uring.c)
+ * calls back into.
+ */
 extern struct workqueue_struct *siwl_qp_wq;
 extern const struct iw_term siwl_term_local;
 
@@ -473,36 +254,12 @@ static inline struct siwl_sqe *siwl_sq_slot(struct siwl_qp *qp, u32 pos)
 	return &qp->sq[pos % qp->sq_size];
 }
 
-/* qp_uring.c: the QP's shared rings. */
-int siwl_qp_uring_create(struct siwl_qp *qp, struct ib_udata *udata);
-void siwl_qp_uring_destroy(struct siwl_qp *qp);
-/* WQEs one fetch takes from a user send ring at most (8 KiB). */
-#define SIWL_USQ_BATCH	64
-u32 siwl_usq_fetch_locked(struct siwl_qp *qp);
-bool siwl_usq_refill_locked(struct siwl_qp *qp);
-void siwl_usq_doorbell(struct siwl_qp *qp);
-void siwl_usq_publish_locked(struct siwl_qp *qp);
-int siwl_urq_take_locked(struct siwl_qp *qp, struct siwl_rqe *rqe);
-int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
-		   struct siwl_rqe *rqe);
-/* A private copy of a user receive WQE to a kernel one; false if bad. */
-bool siwl_urqe_to_rqe(const struct siw_lite_rqe *u, u32 max_sge,
-		      struct siwl_rqe *rqe);
-void siwl_urq_flush_locked(struct siwl_qp *qp, bool discard);
-void siwl_uring_reset(struct siwl_qp *qp);
-
-void siwl_qp_tx_direct(struct siwl_qp *qp);
-void siwl_tx_release_pages(struct siwl_qp *qp);
 void siwl_qp_kick(struct siwl_qp *qp);
 void siwl_queue_elsewhere(struct work_struct *work);
-bool siwl_tx_handoff_locked(struct siwl_qp *qp);
 void siwl_qp_reap_locked(struct siwl_qp *qp);
 void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
 			 const void *bad, u32 bad_len, u16 bad_seg_len);
 void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive);
-void siwl_qp_tx_work(struct work_struct *work);
 void siwl_qp_flush(struct siwl_qp *qp);
-void siwl_rx_reset(struct siwl_qp *qp);
-void siwl_rx_release(struct siwl_qp *qp);
 
 #endif /* SIWL_QP_H */

@@ -20,6 +20,8 @@
 
 #include "cq.h"
 #include "qp.h"
+#include "qp_uring.h"
+#include "tx.h"
 
 int siwl_qp_uring_create(struct siwl_qp *qp, struct ib_udata *udata)
 {

@@ -37,6 +37,9 @@
 #include "mem.h"
 #include "mpa_wire.h"
 #include "qp.h"
+#include "qp_uring.h"
+#include "rx.h"
+#include "srq.h"
 
 /* MPA ULPDU_Length and DDP control: enough to know the header length. */
 #define SIWL_RX_HDR_START	(MPA_HDR_SIZE + 2)

@@ -34,7 +34,6 @@
 #define SIWL_MAX_IRD		128
 #define SIWL_MAX_SRQ		4096
 #define SIWL_MAX_SRQ_WR		8192
-#define SIWL_MAX_INLINE		64
 #define SIWL_MAX_FAST_REG_PAGES	256
 
 struct siwl_device {

@@ -41,6 +41,8 @@
 #include "mem.h"
 #include "mpa_wire.h"
 #include "qp.h"
+#include "qp_uring.h"
+#include "tx.h"
 #include "zcopy.h"
 
 /* Buffers (up to 64 KiB of FPDUs each) per run before yielding. */
