@@ -21,7 +21,9 @@
 #                      ib_read_bw); --lat-tests LIST likewise for latency
 #   --bw-sizes LIST    message sizes for bandwidth (64 4096 65536 1048576);
 #                      --lat-sizes LIST likewise for latency (8 4096)
-#   --siw-lite-params P  module parameters for siw_lite's insmod
+#   --siw-lite-params P  siw_lite settings, name=value words: module
+#                      parameters go to insmod, the data path's knobs
+#                      (drivers/siw_lite/tune.h) to debugfs after it
 #                      ("tx_handoff=0 sq_poll_us=100")
 #   --pin              pin server and client to different CPUs
 #   --profile          after the rounds, profile siw_lite runs (ftrace
@@ -240,6 +242,30 @@ load_deps() {
 	done
 }
 
+# siwl_insmod_tuned: loads siw_lite with $siwl_params: module parameters
+# on insmod's command line, the development knobs into debugfs.
+siwl_insmod_tuned() {
+	local w name mod=() knob=() dbg=/sys/kernel/debug
+
+	for w in $siwl_params; do
+		name=${w%%=*}
+		if modinfo -F parm "$SIWL_KO" | grep -q "^$name:"; then
+			mod+=("$w")
+		else
+			knob+=("$w")
+		fi
+	done
+	insmod "$SIWL_KO" "${mod[@]}" || return 1
+	[ ${#knob[@]} = 0 ] && return 0
+	mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" || return 1
+	for w in "${knob[@]}"; do
+		echo "${w#*=}" >"$dbg/siw_lite/${w%%=*}" || {
+			echo "bench-guest: no siw_lite setting ${w%%=*}" >&2
+			return 1
+		}
+	done
+}
+
 LOADED=""
 
 peer_up() {
@@ -252,8 +278,7 @@ peer_up() {
 		LOADED=tcp
 		return 0 ;;
 	siw_lite)
-		# shellcheck disable=SC2086 # one word per parameter
-		load_deps "$SIWL_KO" && insmod "$SIWL_KO" $siwl_params || return 1 ;;
+		load_deps "$SIWL_KO" && siwl_insmod_tuned || return 1 ;;
 	siw)
 		[ -n "$siw_ko" ] && [ -f "$siw_ko" ] || { echo "no siw.ko" >&2; return 1; }
 		load_deps "$siw_ko" && insmod "$siw_ko" || return 1 ;;

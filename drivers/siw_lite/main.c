@@ -21,6 +21,7 @@
 #include "mem.h"
 #include "qp.h"
 #include "siw_lite.h"
+#include "tune.h"
 #include "zcopy.h"
 
 static LIST_HEAD(siwl_devices);
@@ -343,6 +344,7 @@ static int __init siwl_init(void)
 	if (rv)
 		goto out_qp;
 	rdma_link_register(&siwl_link_ops);
+	siwl_tune_init();
 	pr_info("loaded\n");
 	return 0;
 
@@ -355,6 +357,7 @@ out_cm:
 
 static void __exit siwl_exit(void)
 {
+	siwl_tune_exit();
 	/* Waits for a newlink in progress; none can start afterwards. */
 	rdma_link_unregister(&siwl_link_ops);
 	unregister_netdevice_notifier(&siwl_netdev_nb);

@@ -40,21 +40,12 @@
 #include "qp_uring.h"
 #include "rx.h"
 #include "srq.h"
+#include "tune.h"
 
 /* MPA ULPDU_Length and DDP control: enough to know the header length. */
 #define SIWL_RX_HDR_START	(MPA_HDR_SIZE + 2)
 
 #define HDRCT_MD		(RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D)
-
-static unsigned int rx_defer = 16384;
-module_param(rx_defer, uint, 0644);
-MODULE_PARM_DESC(rx_defer,
-		 "Unread bytes on a connection from which placement moves from the softirq to a worker on another CPU; 0: never (default: 16384)");
-
-static unsigned int rx_defer_read = 16384;
-module_param(rx_defer_read, uint, 0644);
-MODULE_PARM_DESC(rx_defer_read,
-		 "As rx_defer, for a QP with RDMA Reads outstanding, whose data is mostly Read Responses; 0: never (default: 16384)");
 
 static const struct iw_term siwl_rx_term_local = {
 	.valid = 1,
@@ -1008,7 +999,8 @@ void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk)
  */
 void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk)
 {
-	u32 min = READ_ONCE(rx_defer), rmin = READ_ONCE(rx_defer_read);
+	u32 min = READ_ONCE(siwl_tune.rx_defer);
+	u32 rmin = READ_ONCE(siwl_tune.rx_defer_read);
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	/* Unlocked: a stale count only places one burst elsewhere. */

@@ -42,6 +42,7 @@
 #include "mpa_wire.h"
 #include "qp.h"
 #include "qp_uring.h"
+#include "tune.h"
 #include "tx.h"
 #include "zcopy.h"
 
@@ -50,31 +51,9 @@
 /* Smallest ULPDU we frame, whatever the MSS: progress over efficiency. */
 #define SIWL_TX_MIN_ULPDU	256
 
-static unsigned int tx_pages = SIWL_TX_PAGES;
-module_param(tx_pages, uint, 0644);
-MODULE_PARM_DESC(tx_pages,
-		 "FPDU buffers per QP that TCP takes by reference, up to 8; 0: TCP copies every buffer (default: 8)");
-
-static bool tx_handoff = true;
-module_param(tx_handoff, bool, 0644);
-MODULE_PARM_DESC(tx_handoff,
-		 "A user doorbell for a message of up to 1 KiB, rung while the connection has unacknowledged data, hands transmission to a worker on another CPU (default: on)");
-
-static unsigned int sq_poll_us;
-module_param(sq_poll_us, uint, 0644);
-MODULE_PARM_DESC(sq_poll_us,
-		 "Microseconds the transmit worker keeps polling a user send ring after it ran dry, up to 1000; posts in that time need no doorbell (default: 0, off)");
+/* siwl_tune.sq_poll_us at most: a worker must not hog its CPU. */
 #define SIWL_SQ_POLL_MAX_US	1000
 
-static unsigned int tx_zcopy = 1;
-module_param(tx_zcopy, uint, 0644);
-MODULE_PARM_DESC(tx_zcopy,
-		 "Send large messages from the registered pages without a copy, completing them when TCP lets go of the pages: 0 never, 1 unless the stack copies them anyway (a receiver on this host), 2 always (default: 1)");
-
-static unsigned int tx_zcopy_min = 16384;
-module_param(tx_zcopy_min, uint, 0644);
-MODULE_PARM_DESC(tx_zcopy_min,
-		 "Smallest message, in bytes, sent zero-copy (default: 16384)");
 /* Messages up to this size are handed off when streaming (see below). */
 #define SIWL_TX_HANDOFF_MAX_LEN	1024
 /* Doorbells closer than this with nothing received between: a stream. */
@@ -494,7 +473,7 @@ fail_irqe:
  */
 static void siwl_tx_pick_buf(struct siwl_tx *tx)
 {
-	unsigned int i, n = min_t(unsigned int, READ_ONCE(tx_pages),
+	unsigned int i, n = min_t(unsigned int, READ_ONCE(siwl_tune.tx_pages),
 				  SIWL_TX_PAGES);
 	struct page *pg;
 
@@ -770,9 +749,10 @@ static int siwl_tx_local_op(struct siwl_qp *qp, u32 pos)
  */
 static bool siwl_tx_zc_want(struct siwl_qp *qp, u32 len)
 {
-	unsigned int mode = READ_ONCE(tx_zcopy);
+	unsigned int mode = READ_ONCE(siwl_tune.tx_zcopy);
 
-	if (!mode || !len || len < READ_ONCE(tx_zcopy_min) || !qp->tx.bvec)
+	if (!mode || !len || !qp->tx.bvec ||
+	    len < READ_ONCE(siwl_tune.tx_zcopy_min))
 		return false;
 	return siwl_zc_usable(qp, mode >= 2);
 }
@@ -1191,7 +1171,8 @@ static void siwl_tx_deferred(struct siwl_qp *qp)
  */
 static bool siwl_tx_poll_sq(struct siwl_qp *qp)
 {
-	u32 us = min_t(u32, READ_ONCE(sq_poll_us), SIWL_SQ_POLL_MAX_US);
+	u32 us = min_t(u32, READ_ONCE(siwl_tune.sq_poll_us),
+		       SIWL_SQ_POLL_MAX_US);
 	struct siw_lite_ring *hdr = qp->usq.hdr;
 	unsigned long flags;
 	bool more = false;
@@ -1327,8 +1308,8 @@ bool siwl_tx_handoff_locked(struct siwl_qp *qp)
 	quiet = segs == qp->db_rx_segs && now - qp->db_ns < SIWL_TX_STREAM_NS;
 	qp->db_ns = now;
 	qp->db_rx_segs = segs;
-	if (!READ_ONCE(tx_handoff) || !qp->sock || num_online_cpus() < 2 ||
-	    qp->sq_next == qp->sq_head)
+	if (!READ_ONCE(siwl_tune.tx_handoff) || !qp->sock ||
+	    num_online_cpus() < 2 || qp->sq_next == qp->sq_head)
 		return false;
 	sqe = siwl_tx_sqe(qp, qp->sq_next);
 	if (!siwl_is_read(sqe->opcode) &&

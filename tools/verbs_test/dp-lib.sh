@@ -309,6 +309,12 @@ _dp_vt_report() {
 	done
 }
 
+# The per-wait timeout (seconds) of a cell whose known peer gap leaves
+# one side waiting for what never comes: such a cell costs a few of these
+# waits, so it gets a shorter one than SIWL_DP_TIMEOUT; still ample for
+# its connection and its small messages.
+DP_GAP_TIMEOUT=${SIWL_DP_GAP_TIMEOUT:-5}
+
 # dp_vt_cell NAME LABEL TESTS [CLIENT_OPTION...]: verbs_test --test TESTS
 # (comma list) between the namespaces, captured as NAME (dp_cap_start).
 # Small data by default (SIWL_DP_BUDGET, SIWL_DP_SIZE_MAX).  Test points:
@@ -592,10 +598,17 @@ dp_interop_start() {
 	dp_start
 }
 
-# dp_param NAME VALUE: a siw_lite module parameter (cm.c), for the next
-# connections.
+# dp_param NAME VALUE: one of siw_lite's settings, for what comes next:
+# a module parameter (the MPA policy, cm.c) or a development knob of the
+# data path (drivers/siw_lite/tune.h), a file in debugfs.
 dp_param() {
-	echo "$2" >"/sys/module/$SIWL_MOD/parameters/$1"
+	local f=/sys/module/$SIWL_MOD/parameters/$1 dbg=/sys/kernel/debug
+
+	if [ ! -e "$f" ]; then
+		mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" || return 1
+		f=$dbg/$SIWL_MOD/$1
+	fi
+	echo "$2" >"$f"
 }
 
 # dp_mpa_defaults: siw_lite's MPA parameters back to their defaults.
