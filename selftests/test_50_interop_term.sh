@@ -73,7 +73,8 @@ for role in client server; do
 	DP_VT_KNOWN="(too_small|no_recv): $siw: (the QP is in the error state \\((107|3)\\)|a Send posted now is flushed or refused \\(no completion within [0-9]+s\\))"
 	DP_VT_KNOWN_WHY="siw: after the connection ends, ibv_query_qp fails with ENOTCONN (6.1) or says RTS (6.12), and a WR posted then never completes"
 	DP_VT_EVIDENCE=server_terminated
-	dp_vt_cell "term-siwl-$role" "($label)" too_small,no_recv
+	SIWL_DP_TIMEOUT=$DP_GAP_TIMEOUT \
+		dp_vt_cell "term-siwl-$role" "($label)" too_small,no_recv
 	DP_VT_KNOWN= DP_VT_EVIDENCE=
 	if [ "$role" = client ]; then
 		expect_klog "siw sent Terminates that siw_lite reported ($label)" \
@@ -94,7 +95,8 @@ dp_orient client 2>"$SIWL_TMP/orient.err" ||
 label="siw_lite client vs siw"
 DP_VT_KNOWN='send_inv: (server|client): a Send with Invalidate naming'
 DP_VT_KNOWN_WHY="siw invalidates a plain MR at a peer's request"
-dp_vt_cell "sendinv-siwl-client" "($label)" send_inv
+SIWL_DP_TIMEOUT=$DP_GAP_TIMEOUT \
+	dp_vt_cell "sendinv-siwl-client" "($label)" send_inv
 dp_wirecheck "Send with Invalidate ($label)" "$DP_PEER_DIR"
 
 dp_orient server 2>"$SIWL_TMP/orient.err" ||
@@ -102,7 +104,8 @@ dp_orient server 2>"$SIWL_TMP/orient.err" ||
 label="siw_lite server vs siw"
 DP_VT_KNOWN='send_inv: '
 DP_VT_KNOWN_WHY="libsiw sends Send with Invalidate with the wrong STag"
-dp_vt_cell "sendinv-siwl-server" "($label)" send_inv
+SIWL_DP_TIMEOUT=$DP_GAP_TIMEOUT \
+	dp_vt_cell "sendinv-siwl-server" "($label)" send_inv
 DP_VT_KNOWN=""
 # (tshark's -c counts packets read, not matched: take the first line)
 stag=$(dp_tshark -r "$DP_CAP_FILE" -Y 'iwarp_rdma.opcode == 4' -T fields \

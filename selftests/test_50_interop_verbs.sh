@@ -78,13 +78,15 @@ for role in client server; do
 
 	# when libsiw refuses the receive, its side never connects and ours
 	# waits out its timeout: give it the time to exit on its own
-	DP_GRACE=35 cell "verbs-send-siwl-$role" "($label)" send \
+	SIWL_DP_TIMEOUT=$DP_GAP_TIMEOUT DP_GRACE=35 \
+		cell "verbs-send-siwl-$role" "($label)" send \
 		"send: (server: (the client never connected for it|a client connects within [0-9]+s)|client: connected|server: connected)" \
 		"libsiw: a receive work request without SGEs is refused (EINVAL)" \
 		no_sge_recv
 
 	if [ "$role" = client ]; then
-		cell "verbs-sol-siwl-$role" "($label)" solicited,write \
+		SIWL_DP_TIMEOUT=$DP_GAP_TIMEOUT \
+			cell "verbs-sol-siwl-$role" "($label)" solicited,write \
 			"solicited: server: a Send with IBV_SEND_SOLICITED raises the completion event" \
 			"siw: no completion event for a solicited Send on a CQ armed for solicited completions" \
 			no_se_event
@@ -97,7 +99,8 @@ for role in client server; do
 
 	# siw does not flush its own work after the Terminate this provokes:
 	# its verbs_test waits out its timeouts before it exits
-	DP_GRACE=35 cell "verbs-read0-siwl-$role" "($label, with zero-length Reads)" read \
+	SIWL_DP_TIMEOUT=$DP_GAP_TIMEOUT DP_GRACE=35 \
+		cell "verbs-read0-siwl-$role" "($label, with zero-length Reads)" read \
 		"read: (client|server): ([0-9]+ RDMA Reads|the (server|client) reports (its reads|it is) done)" \
 		"siw: Read Response with data for a zero-length RDMA Read Request, RFC 5040 section 5.2" \
 		stale_read
