@@ -971,12 +971,10 @@ static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	sqe->wr_id = wr->wr_id;
 	sqe->opcode = wr->opcode;
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
-		sqe->flags |= SIWL_WQE_SIGNALED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		sqe->flags |= SIWL_WQE_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		sqe->flags |= SIWL_WQE_FENCE;
+	sqe->flags = siwl_wqe_flags(wr->send_flags & IB_SEND_SIGNALED ||
+				    qp->sig_all,
+				    wr->send_flags & IB_SEND_SOLICITED,
+				    wr->send_flags & IB_SEND_FENCE);
 
 	rv = siwl_wr_decode(wr, sqe, &kind);
 	if (!rv)

@@ -130,12 +130,10 @@ static int siwl_usqe_to_sqe(struct siwl_qp *qp, const struct siw_lite_sqe *u,
 		return -EINVAL;
 	kind = siwl_usq_ops[u->opcode].kind;
 	sqe->opcode = siwl_usq_ops[u->opcode].ib_opcode;
-	if ((u->flags & SIW_LITE_WQE_SIGNALED) || qp->sig_all)
-		sqe->flags |= SIWL_WQE_SIGNALED;
-	if (u->flags & SIW_LITE_WQE_SOLICITED)
-		sqe->flags |= SIWL_WQE_SOLICITED;
-	if (u->flags & SIW_LITE_WQE_FENCE)
-		sqe->flags |= SIWL_WQE_FENCE;
+	sqe->flags = siwl_wqe_flags(u->flags & SIW_LITE_WQE_SIGNALED ||
+				    qp->sig_all,
+				    u->flags & SIW_LITE_WQE_SOLICITED,
+				    u->flags & SIW_LITE_WQE_FENCE);
 	sqe->rkey = u->rkey;
 	sqe->raddr = u->remote_addr;
 	sqe->inv_key = u->invalidate_rkey;

@@ -74,6 +74,14 @@ struct siwl_sqe {
 	};
 };
 
+/* The completion and ordering flags of a send WQE, from either encoding. */
+static inline u8 siwl_wqe_flags(bool signaled, bool solicited, bool fence)
+{
+	return (signaled ? SIWL_WQE_SIGNALED : 0) |
+	       (solicited ? SIWL_WQE_SOLICITED : 0) |
+	       (fence ? SIWL_WQE_FENCE : 0);
+}
+
 /* What a send WQE asks for, whichever opcode encoding it came in. */
 enum siwl_sq_kind {
 	SIWL_SQK_SEND,
