@@ -58,7 +58,7 @@ for c in read write; do
 	what="rx_defer_read: RX worker placed $c data"
 	[ $c = write ] && what="rx_defer_read: RX worker idle without Reads"
 	if [ $traced = 1 ]; then
-		skip "$what" "this kernel has no function tracer"
+		skip "$what" "this kernel has no kprobe events"
 		continue
 	elif [ $traced = 2 ]; then
 		fail "$what" "cannot trace $RX_FUNCS"
@@ -93,7 +93,7 @@ fn_trace_start "$ZC_FUNCS" || traced=$?
 dp_vt_cell "tx-zcopy" "(tx_zcopy=2)" send,write,read
 if [ $traced = 1 ]; then
 	skip "zero-copy: pages listed, notifications held by TCP" \
-		"this kernel has no function tracer"
+		"this kernel has no kprobe events"
 elif [ $traced = 2 ]; then
 	fail "zero-copy: pages listed, notifications held by TCP" \
 		"cannot trace one of: $ZC_FUNCS"

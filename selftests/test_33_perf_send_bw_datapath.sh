@@ -33,7 +33,7 @@ dp_run 120 "port:$DP_PORT" \
 	ib_send_bw -R -F -s 65536 -D 3 -f 1 -d "$DP_DB" -p "$DP_PORT" "$DP_A4"
 dp_both_ok "ib_send_bw -R -s 65536 -D 3 between two namespaces"
 if [ $traced = 1 ]; then
-	skip "$what" "this kernel has no function tracer"
+	skip "$what" "this kernel has no kprobe events"
 elif [ $traced = 2 ]; then
 	fail "$what" "cannot trace one of: $STALL_FUNCS"
 else

@@ -110,11 +110,12 @@ T=${SIWL_HU_TIMEOUT:-10}
 
 # ---------------------------------------------------------- local cases
 # sq_flood fills a whole send ring in one post: the kernel must copy it
-# out in batches of SIWL_USQ_BATCH (drivers/siw_lite/qp.h) WQEs, each under
-# one hold of the QP's irqsave lock.  ftrace sees the calls from other
-# files (the flush, one batch per run of the work item), not the copy
-# the compiler inlines into the doorbell, which takes the first batch:
-# at least posted / 64 - 1 calls, where one batch of all took 0 to 2.
+# out in batches of SIWL_USQ_BATCH (drivers/siw_lite/qp_uring.h) WQEs,
+# each under one hold of the QP's irqsave lock.  A kprobe sees the calls
+# from other files (the flush, one batch per run of the work item), not
+# the copy the compiler inlines into the doorbell, which takes the first
+# batch: at least posted / 64 - 1 calls, where one batch of all took 0
+# to 2.
 USQ_BATCH=64
 FETCH_FN=siwl_usq_fetch_locked
 flood_trace=1
@@ -128,7 +129,7 @@ for c in $("$HU" --list | awk -F '\t' '$2 == "local" { print $1 }'); do
 	posted=$(sed -n 's/^# sq_flood: posted \([0-9]*\)$/\1/p' "$SIWL_TMP/$c.out")
 	if [ "$flood_trace" != 0 ]; then
 		res skip "sq_flood: the ring is fetched in batches" \
-			"no function tracing of $FETCH_FN ($flood_trace)"
+			"no kprobe event on $FETCH_FN ($flood_trace)"
 		continue
 	fi
 	{ read -r fetches; read -r lost; } < <(fn_trace_stop "$FETCH_FN")

@@ -474,35 +474,61 @@ dp_perftest() {
 # For test points that show which code ran (counts of calls, never times).
 
 DP_TR=/sys/kernel/tracing
-# fn_trace_start FUNCS: traces calls of FUNCS; 1 if this kernel has no
-# function tracer, 2 if one of FUNCS cannot be traced
+# Calls are counted with kprobe events on the functions' entries, not
+# with the function tracer: setting and resetting that tracer registers
+# and drops the scheduler's tracepoint probes (its command-line
+# recording), which rewrites __schedule() with text_poke_bp(), and under
+# TCG a 6.1 guest's CPU was seen looping in that breakpoint until the
+# soft-lockup watchdog fired. Kprobe events patch only the traced
+# functions, and with record-cmd and record-tgid off they leave the
+# scheduler alone.
+DP_KP_GROUP=siwl_fn
+
+# _fn_trace_clear: no kprobe event of ours left, enabled or defined
+_fn_trace_clear() {
+	local e
+
+	[ -d $DP_TR/events/$DP_KP_GROUP ] &&
+		echo 0 >$DP_TR/events/$DP_KP_GROUP/enable
+	for e in $(sed -n "s|^[pr]:$DP_KP_GROUP/\([^ ]*\) .*|\1|p" \
+		   $DP_TR/kprobe_events 2>/dev/null); do
+		echo "-:$DP_KP_GROUP/$e" >>$DP_TR/kprobe_events
+	done
+}
+
+# fn_trace_start FUNCS: counts calls of FUNCS; 1 if this kernel has no
+# kprobe events, 2 if one of FUNCS cannot be probed
 fn_trace_start() {
 	local f
 
-	[ -e $DP_TR/current_tracer ] || mount -t tracefs nodev $DP_TR 2>/dev/null
-	grep -qw function $DP_TR/available_tracers 2>/dev/null || return 1
-	echo nop >$DP_TR/current_tracer
-	: >$DP_TR/set_ftrace_filter
+	[ -e $DP_TR/kprobe_events ] || mount -t tracefs nodev $DP_TR 2>/dev/null
+	[ -e $DP_TR/kprobe_events ] || return 1
+	_fn_trace_clear
+	echo 0 >$DP_TR/options/record-cmd
+	echo 0 >$DP_TR/options/record-tgid 2>/dev/null
 	for f in $1; do
-		echo "$f" >>$DP_TR/set_ftrace_filter 2>/dev/null || return 2
+		echo "p:$DP_KP_GROUP/$f $f" >>$DP_TR/kprobe_events 2>/dev/null ||
+			return 2
 	done
 	echo 16384 >$DP_TR/buffer_size_kb
 	: >$DP_TR/trace
-	echo function >$DP_TR/current_tracer
 	echo 1 >$DP_TR/tracing_on
+	echo 1 >$DP_TR/events/$DP_KP_GROUP/enable || return 2
 }
 # fn_trace_stop FUNCS: the calls of each of FUNCS on one line, in order,
 # then the events the trace lost
 fn_trace_stop() {
-	echo 0 >$DP_TR/tracing_on
-	awk -v funcs="$1" '{ for (i = 1; i <= NF; i++) if ($i ~ /^<-/) n[$(i - 1)]++ }
-	     END { k = split(funcs, f, " ")
-		   for (i = 1; i <= k; i++) printf "%d%s", n[f[i]], i < k ? " " : "\n" }' $DP_TR/trace
+	local f n=()
+
+	echo 0 >$DP_TR/events/$DP_KP_GROUP/enable
+	for f in $1; do
+		n+=("$(grep -c " $f: (" $DP_TR/trace)")
+	done
+	echo "${n[*]}"
 	cat $DP_TR/per_cpu/cpu*/stats 2>/dev/null |
 		awk '/^overrun:/ { o += $2 } END { print o + 0 }'
-	echo nop >$DP_TR/current_tracer
-	: >$DP_TR/set_ftrace_filter
-	echo 1 >$DP_TR/tracing_on
+	_fn_trace_clear
+	: >$DP_TR/trace
 }
 
 # ------------------------------------------------ interop: the in-tree siw
