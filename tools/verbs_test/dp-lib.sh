@@ -188,10 +188,17 @@ _dp_ready() {
 	esac
 }
 
+# A server that has exited will never be ready: stop waiting for it (a
+# known listen failure would otherwise cost the full 20 s).
+_dp_ready_or_gone() {
+	kill -0 "$1" 2>/dev/null || return 0
+	_dp_ready "$2"
+}
+
 # dp_run TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...
 #
 # Starts the server in namespace A, waits (up to 20 s, see _dp_ready)
-# until it is READY, runs the client in namespace B, then waits for the
+# until it is READY or has exited, runs the client in namespace B, then waits for the
 # server.  Each side is killed after TIMEOUT seconds; a server whose client
 # failed gets DP_GRACE seconds (default 15) to notice before it is
 # stopped.  Sets DP_SRV_RC and DP_CLI_RC (124: timed out, 143: stopped)
@@ -211,8 +218,10 @@ dp_run() {
 	ip netns exec "$DP_A" timeout -k 5 "$tmo" "${srv[@]}" \
 		>"$DP_SRV_OUT" 2>&1 </dev/null &
 	spid=$!
-	wait_for 20 _dp_ready "$ready" ||
+	wait_for 20 _dp_ready_or_gone "$spid" "$ready" ||
 		diag "server not seen ready ($ready) after 20 s; starting the client anyway"
+	kill -0 "$spid" 2>/dev/null ||
+		diag "server exited before it was ready; starting the client anyway"
 	ip netns exec "$DP_B" timeout -k 5 "$tmo" "${cli[@]}" \
 		>"$DP_CLI_OUT" 2>&1 </dev/null
 	DP_CLI_RC=$?
