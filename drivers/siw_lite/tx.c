@@ -316,6 +316,150 @@ static void siwl_tx_fail_sqe(struct siwl_qp *qp, u32 pos,
 	qp->tx.kind = SIWL_TX_NONE;
 }
 
+/* An error on a message that is no WQE: fail the QP, owing the peer @term. */
+static void siwl_tx_fail_qp(struct siwl_qp *qp, const struct iw_term *term)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	siwl_qp_fail_locked(qp, term, NULL, 0, 0);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	qp->tx.kind = SIWL_TX_NONE;
+}
+
+/*
+ * Fills @h, but for its last flag, for the next FPDU of send-queue WQE
+ * @sqe. Returns whether the message carries payload.
+ */
+static bool siwl_tx_sq_hdr(const struct siwl_tx *tx,
+			   const struct siwl_sqe *sqe, struct ddp_hdr_info *h)
+{
+	switch (sqe->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
+		h->opcode = siwl_send_opcode(sqe);
+		h->stag = sqe->inv_key;
+		h->msn = tx->msn;
+		h->mo = tx->msg_sent;
+		return true;
+	case IB_WR_RDMA_WRITE:
+		h->opcode = RDMAP_RDMA_WRITE;
+		h->stag = sqe->rkey;
+		h->to = sqe->raddr + tx->msg_sent;
+		return true;
+	default:	/* RDMA Read Request, RFC 5040 section 4.4 */
+		h->opcode = RDMAP_RDMA_READ_REQ;
+		h->msn = tx->msn;
+		if (sqe->num_sge) {
+			h->rreq.sink_stag = sqe->sge[0].lkey;
+			h->rreq.sink_to = sqe->sge[0].addr;
+		}
+		h->rreq.read_size = sqe->total_len;
+		h->rreq.source_stag = sqe->rkey;
+		h->rreq.source_to = sqe->raddr;
+		return false;
+	}
+}
+
+/*
+ * RFC 6581 section 4: the RTR is a zero-length Write to STag 0, a
+ * zero-length Read Request, or a zero-length Send. The latter two use up
+ * the next MSN of their queue.
+ */
+static void siwl_tx_rtr_hdr(struct siwl_tx *tx, struct ddp_hdr_info *h)
+{
+	if (tx->rtr == MPA_RTR_WRITE) {
+		h->opcode = RDMAP_RDMA_WRITE;
+	} else if (tx->rtr == MPA_RTR_READ) {
+		h->opcode = RDMAP_RDMA_READ_REQ;
+		h->msn = tx->next_msn[RDMAP_QN_READ_REQ]++;
+	} else {
+		h->opcode = RDMAP_SEND;
+		h->msn = tx->next_msn[RDMAP_QN_SEND]++;
+	}
+}
+
+/*
+ * Fills @h, but for its last flag, for the next FPDU of the current
+ * message, and points *@sqe or *@irqe at the WQE or Read Request it
+ * serves (the RTR has neither). Returns whether the message carries
+ * payload.
+ */
+static bool siwl_tx_prep_hdr(struct siwl_qp *qp, struct ddp_hdr_info *h,
+			     struct siwl_sqe **sqe, struct siwl_irqe **irqe)
+{
+	struct siwl_tx *tx = &qp->tx;
+	struct siwl_irqe *ie;
+
+	switch (tx->kind) {
+	case SIWL_TX_SQ:
+		*sqe = siwl_tx_sqe(qp, tx->sq_idx);
+		return siwl_tx_sq_hdr(tx, *sqe, h);
+	case SIWL_TX_IRQ:
+		ie = siwl_tx_irqe(qp);
+		*irqe = ie;
+		h->opcode = RDMAP_RDMA_READ_RESP;
+		h->stag = ie->sink_stag;
+		h->to = ie->sink_to + tx->msg_sent;
+		return true;
+	default:
+		siwl_tx_rtr_hdr(tx, h);
+		return false;
+	}
+}
+
+/*
+ * Copies @len payload bytes, from the current message offset on, to @dst:
+ * from our Data Source for a Read Response (@irqe set), else from @sqe's
+ * inline data or SGEs. Returns 0 or a negative errno; for a Read Response
+ * that is -EACCES with @term set.
+ */
+static int siwl_tx_copy_payload(struct siwl_qp *qp,
+				const struct siwl_sqe *sqe,
+				const struct siwl_irqe *irqe, u8 *dst, u32 len,
+				struct iw_term *term)
+{
+	struct siwl_tx *tx = &qp->tx;
+	struct siwl_mr *mr;
+
+	if (irqe) {
+		mr = siwl_tx_read_source(qp, irqe, tx->msg_sent, len, term);
+		if (!mr)
+			return -EACCES;
+		siwl_mr_copy_from(mr, irqe->src_to + tx->msg_sent, dst, len);
+		siwl_mr_put(mr);
+		return 0;
+	}
+	if (sqe->flags & SIWL_WQE_INLINE) {
+		memcpy(dst, sqe->inline_data + tx->msg_sent, len);
+		return 0;
+	}
+	return siwl_tx_gather(qp, sqe, tx->msg_sent, dst, len, NULL);
+}
+
+/*
+ * Frames the copied FPDU at @buf (@size bytes free) around its ULPDU of
+ * @ulpdu_len and appends it to the buffer. Returns 0, or the negative
+ * errno of mpa_fpdu_finish() with nothing appended.
+ */
+static int siwl_tx_finish_copy(struct siwl_qp *qp, u8 *buf, u32 size,
+			       u32 ulpdu_len)
+{
+	struct siwl_tx *tx = &qp->tx;
+	ssize_t len;
+
+	len = mpa_fpdu_finish(buf, size, ulpdu_len, qp->crc);
+	if (len < 0)
+		return len;
+
+	/* In a zero-copy buffer, a copied FPDU is one more piece. */
+	if (tx->zc_pages)
+		siwl_tx_emit_buf(tx, tx->buf_used, len);
+	tx->buf_used += len;
+	tx->fpdu_len += len;
+	return 0;
+}
+
 /*
  * Builds the next FPDU of the current message at the end of the buffer;
  * sets *@last when it ends the message. Returns 0, or a negative errno
@@ -328,71 +472,14 @@ static int siwl_tx_build_one(struct siwl_qp *qp, bool *last)
 	u32 size = tx->buf_size - tx->buf_used;
 	struct ddp_hdr_info h = {};
 	u8 *ulpdu = buf + MPA_HDR_SIZE;
-	struct siwl_mr *mr;
 	struct siwl_sqe *sqe = NULL;
 	struct siwl_irqe *irqe = NULL;
 	struct iw_term term;
-	unsigned long flags;
 	u32 hlen, payload = 0;
-	bool data = false;
-	ssize_t len;
+	bool data;
 	int rv = 0;
 
-	switch (tx->kind) {
-	case SIWL_TX_SQ:
-		sqe = siwl_tx_sqe(qp, tx->sq_idx);
-		switch (sqe->opcode) {
-		case IB_WR_SEND:
-		case IB_WR_SEND_WITH_INV:
-			h.opcode = siwl_send_opcode(sqe);
-			h.stag = sqe->inv_key;
-			h.msn = tx->msn;
-			h.mo = tx->msg_sent;
-			data = true;
-			break;
-		case IB_WR_RDMA_WRITE:
-			h.opcode = RDMAP_RDMA_WRITE;
-			h.stag = sqe->rkey;
-			h.to = sqe->raddr + tx->msg_sent;
-			data = true;
-			break;
-		default:	/* RDMA Read Request, RFC 5040 section 4.4 */
-			h.opcode = RDMAP_RDMA_READ_REQ;
-			h.msn = tx->msn;
-			if (sqe->num_sge) {
-				h.rreq.sink_stag = sqe->sge[0].lkey;
-				h.rreq.sink_to = sqe->sge[0].addr;
-			}
-			h.rreq.read_size = sqe->total_len;
-			h.rreq.source_stag = sqe->rkey;
-			h.rreq.source_to = sqe->raddr;
-			break;
-		}
-		break;
-	case SIWL_TX_IRQ:
-		irqe = siwl_tx_irqe(qp);
-		h.opcode = RDMAP_RDMA_READ_RESP;
-		h.stag = irqe->sink_stag;
-		h.to = irqe->sink_to + tx->msg_sent;
-		data = true;
-		break;
-	default:
-		/*
-		 * RFC 6581 section 4: the RTR is a zero-length Write to STag
-		 * 0, a zero-length Read Request, or a zero-length Send.
-		 */
-		if (tx->rtr == MPA_RTR_WRITE) {
-			h.opcode = RDMAP_RDMA_WRITE;
-		} else if (tx->rtr == MPA_RTR_READ) {
-			h.opcode = RDMAP_RDMA_READ_REQ;
-			h.msn = tx->next_msn[RDMAP_QN_READ_REQ]++;
-		} else {
-			h.opcode = RDMAP_SEND;
-			h.msn = tx->next_msn[RDMAP_QN_SEND]++;
-		}
-		break;
-	}
-
+	data = siwl_tx_prep_hdr(qp, &h, &sqe, &irqe);
 	hlen = ddp_hdr_len(h.opcode);
 	if (data)
 		payload = min(tx->msg_len - tx->msg_sent, tx->mulpdu - hlen);
@@ -413,55 +500,27 @@ static int siwl_tx_build_one(struct siwl_qp *qp, bool *last)
 			goto fail_irqe;
 	}
 	if (!rv && payload) {
-		if (irqe) {
-			mr = siwl_tx_read_source(qp, irqe, tx->msg_sent,
-						 payload, &term);
-			if (!mr) {
-				rv = -EACCES;
-				goto fail_irqe;
-			}
-			siwl_mr_copy_from(mr, irqe->src_to + tx->msg_sent,
-					  ulpdu + hlen, payload);
-			siwl_mr_put(mr);
-		} else if (sqe->flags & SIWL_WQE_INLINE) {
-			memcpy(ulpdu + hlen, sqe->inline_data + tx->msg_sent,
-			       payload);
-		} else {
-			rv = siwl_tx_gather(qp, sqe, tx->msg_sent,
-					    ulpdu + hlen, payload, NULL);
-		}
+		rv = siwl_tx_copy_payload(qp, sqe, irqe, ulpdu + hlen, payload,
+					  &term);
+		if (rv && irqe)
+			goto fail_irqe;
 	}
-	if (!rv) {
-		len = mpa_fpdu_finish(buf, size, hlen + payload, qp->crc);
-		rv = len < 0 ? len : 0;
-	}
+	if (!rv)
+		rv = siwl_tx_finish_copy(qp, buf, size, hlen + payload);
 	if (rv) {
-		if (sqe) {
+		if (sqe)
 			siwl_tx_fail_sqe(qp, tx->sq_idx, IB_WC_LOC_PROT_ERR);
-		} else {
-			spin_lock_irqsave(&qp->lock, flags);
-			siwl_qp_fail_locked(qp, &siwl_tx_term_local, NULL, 0,
-					    0);
-			spin_unlock_irqrestore(&qp->lock, flags);
-			tx->kind = SIWL_TX_NONE;
-		}
+		else
+			siwl_tx_fail_qp(qp, &siwl_tx_term_local);
 		return rv;
 	}
 
-	/* In a zero-copy buffer, a copied FPDU is one more piece. */
-	if (tx->zc_pages)
-		siwl_tx_emit_buf(tx, tx->buf_used, len);
-	tx->buf_used += len;
-	tx->fpdu_len += len;
 	*last = h.last;
 	tx->msg_sent += payload;
 	return 0;
 
 fail_irqe:
-	spin_lock_irqsave(&qp->lock, flags);
-	siwl_qp_fail_locked(qp, &term, NULL, 0, 0);
-	spin_unlock_irqrestore(&qp->lock, flags);
-	tx->kind = SIWL_TX_NONE;
+	siwl_tx_fail_qp(qp, &term);
 	return rv;
 }
 
