@@ -68,6 +68,139 @@ unsigned int ddp_hdr_len(u8 opcode)
 	       rdmap_ops[opcode].rdmap_len;
 }
 
+/* Fills @h's flags and opcode from the DDP/RDMAP control field @ctrl. */
+static void ddp_parse_ctrl(u16 ctrl, struct ddp_hdr_info *h)
+{
+	h->tagged = !!(ctrl & DDP_CTRL_TAGGED);
+	h->last = !!(ctrl & DDP_CTRL_LAST);
+	h->opcode = ctrl & RDMAP_CTRL_OPCODE_MASK;
+	if (ctrl & DDP_CTRL_RSVD)
+		h->rsvd_seen |= DDP_RSVD_DDP_CTRL;
+	if (ctrl & RDMAP_CTRL_RSVD)
+		h->rsvd_seen |= DDP_RSVD_RDMAP_CTRL;
+}
+
+/* Return: 0, or -EPROTO with @term set for an unknown DDP version. */
+static int ddp_check_version(u16 ctrl, bool tagged, u8 hdrct,
+			     struct iw_term *term)
+{
+	/*
+	 * RFC 5041 section 7.2 has a version error per buffer model. With an
+	 * unknown DDP version nothing past the control field has a known
+	 * layout, so only the segment length is echoed.
+	 */
+	if (((ctrl & DDP_CTRL_DV_MASK) >> DDP_CTRL_DV_SHIFT) != DDP_VERSION) {
+		if (tagged)
+			iw_term_set(term, IW_TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
+				    DDP_TECODE_INVALID_VERSION, hdrct);
+		else
+			iw_term_set(term, IW_TERM_LAYER_DDP,
+				    DDP_ETYPE_UNTAGGED,
+				    DDP_UECODE_INVALID_VERSION, hdrct);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * The RDMAP version, then the opcode against the buffer model of @h.
+ * Return: 0, or -EPROTO with @term set.
+ */
+static int rdmap_check_ctrl(u16 ctrl, const struct ddp_hdr_info *h,
+			    u8 hdrct, struct iw_term *term)
+{
+	/* RFC 5040 section 7: Remote Operation Errors. */
+	if (((ctrl & RDMAP_CTRL_RV_MASK) >> RDMAP_CTRL_RV_SHIFT) !=
+	    RDMAP_VERSION) {
+		iw_term_set(term, IW_TERM_LAYER_RDMAP,
+			    RDMAP_ETYPE_REMOTE_OPERATION,
+			    RDMAP_ECODE_INVALID_VERSION, hdrct);
+		return -EPROTO;
+	}
+	/*
+	 * An opcode the RFC defines but with the other buffer model (say an
+	 * untagged RDMA Write) is as unexpected as an undefined one.
+	 */
+	if (h->opcode > RDMAP_OPCODE_MAX ||
+	    rdmap_ops[h->opcode].tagged != h->tagged) {
+		iw_term_set(term, IW_TERM_LAYER_RDMAP,
+			    RDMAP_ETYPE_REMOTE_OPERATION,
+			    RDMAP_ECODE_UNEXPECTED_OPCODE, hdrct);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* RFC 5040 section 4.4: @p is the Read Request header, after DDP's. */
+static void rdmap_parse_rreq(const u8 *p, struct rdmap_rreq_info *rreq)
+{
+	rreq->sink_stag = get_unaligned_be32(p);
+	rreq->sink_to = get_unaligned_be64(p + 4);
+	rreq->read_size = get_unaligned_be32(p + 12);
+	rreq->source_stag = get_unaligned_be32(p + 16);
+	rreq->source_to = get_unaligned_be64(p + 20);
+}
+
+/*
+ * Read Requests and Terminates are single-segment messages: the
+ * queue's buffer holds exactly one header (RFC 5040 sections 4.4,
+ * 4.8), so anything that continues or overflows it is too long.
+ * Needs @h->seg_len and @h->hdr_len. Return: 0, or -EPROTO with @term set.
+ */
+static int rdmap_check_single(const struct ddp_hdr_info *h, u8 hdrct,
+			      struct iw_term *term)
+{
+	unsigned int max_seg;
+
+	if (!rdmap_opcode_single(h->opcode))
+		return 0;
+	max_seg = h->opcode == RDMAP_TERMINATE ? TERM_MAX_SEG : h->hdr_len;
+	if (h->mo) {
+		iw_term_set(term, IW_TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED,
+			    DDP_UECODE_INVALID_MO, hdrct);
+		return -EPROTO;
+	}
+	if (!h->last || h->seg_len > max_seg) {
+		iw_term_set(term, IW_TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED,
+			    DDP_UECODE_TOO_LONG, hdrct);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * The untagged DDP header at @p (RFC 5041 section 4.3) and the RDMAP
+ * header of @op after it; all of @h->hdr_len bytes must be at @p.
+ * Return: 0, or -EPROTO with @term set.
+ */
+static int ddp_parse_untagged(const u8 *p, const struct rdmap_op_desc *op,
+			      struct ddp_hdr_info *h, u8 hdrct,
+			      struct iw_term *term)
+{
+	u32 rsvd_ulp;
+
+	rsvd_ulp = get_unaligned_be32(p + 2);
+	h->qn = get_unaligned_be32(p + 6);
+	h->msn = get_unaligned_be32(p + 10);
+	h->mo = get_unaligned_be32(p + 14);
+	if (rdmap_opcode_inval(h->opcode))
+		h->stag = rsvd_ulp;
+	else if (rsvd_ulp)
+		h->rsvd_seen |= DDP_RSVD_ULP;
+
+	/* RFC 5040 section 4.2 ties every untagged opcode to one queue. */
+	if (h->qn != op->qn) {
+		iw_term_set(term, IW_TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED,
+			    DDP_UECODE_INVALID_QN, hdrct);
+		return -EPROTO;
+	}
+
+	if (h->opcode == RDMAP_RDMA_READ_REQ)
+		rdmap_parse_rreq(p + DDP_UNTAGGED_HDR_SIZE, &h->rreq);
+
+	return rdmap_check_single(h, hdrct, term);
+}
+
 /**
  * ddp_parse_hdr - parse and validate the headers of an inbound DDP segment
  * @ulpdu: segment start (the DDP control field)
@@ -89,10 +222,10 @@ int ddp_parse_hdr(const void *ulpdu, size_t avail, u16 seg_len,
 {
 	const u8 *p = ulpdu;
 	const struct rdmap_op_desc *op;
-	unsigned int dlen, need, min_seg, max_seg;
+	unsigned int dlen, need, min_seg;
 	u8 hdrct = HDRCT_M;
-	u32 rsvd_ulp;
 	u16 ctrl;
+	int rv;
 
 	iw_term_clear(term);
 	memset(h, 0, sizeof(*h));
@@ -104,53 +237,18 @@ int ddp_parse_hdr(const void *ulpdu, size_t avail, u16 seg_len,
 		return -EAGAIN;
 
 	ctrl = get_unaligned_be16(p);
-	h->tagged = !!(ctrl & DDP_CTRL_TAGGED);
-	h->last = !!(ctrl & DDP_CTRL_LAST);
-	h->opcode = ctrl & RDMAP_CTRL_OPCODE_MASK;
-	if (ctrl & DDP_CTRL_RSVD)
-		h->rsvd_seen |= DDP_RSVD_DDP_CTRL;
-	if (ctrl & RDMAP_CTRL_RSVD)
-		h->rsvd_seen |= DDP_RSVD_RDMAP_CTRL;
-
-	/*
-	 * RFC 5041 section 7.2 has a version error per buffer model. With an
-	 * unknown DDP version nothing past the control field has a known
-	 * layout, so only the segment length is echoed.
-	 */
-	if (((ctrl & DDP_CTRL_DV_MASK) >> DDP_CTRL_DV_SHIFT) != DDP_VERSION) {
-		if (h->tagged)
-			iw_term_set(term, IW_TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
-				    DDP_TECODE_INVALID_VERSION, hdrct);
-		else
-			iw_term_set(term, IW_TERM_LAYER_DDP,
-				    DDP_ETYPE_UNTAGGED,
-				    DDP_UECODE_INVALID_VERSION, hdrct);
-		return -EPROTO;
-	}
+	ddp_parse_ctrl(ctrl, h);
+	rv = ddp_check_version(ctrl, h->tagged, hdrct, term);
+	if (rv)
+		return rv;
 
 	dlen = h->tagged ? DDP_TAGGED_HDR_SIZE : DDP_UNTAGGED_HDR_SIZE;
 	if (seg_len >= dlen)
 		hdrct |= HDRCT_D;
 
-	/* RFC 5040 section 7: Remote Operation Errors. */
-	if (((ctrl & RDMAP_CTRL_RV_MASK) >> RDMAP_CTRL_RV_SHIFT) !=
-	    RDMAP_VERSION) {
-		iw_term_set(term, IW_TERM_LAYER_RDMAP,
-			    RDMAP_ETYPE_REMOTE_OPERATION,
-			    RDMAP_ECODE_INVALID_VERSION, hdrct);
-		return -EPROTO;
-	}
-	/*
-	 * An opcode the RFC defines but with the other buffer model (say an
-	 * untagged RDMA Write) is as unexpected as an undefined one.
-	 */
-	if (h->opcode > RDMAP_OPCODE_MAX ||
-	    rdmap_ops[h->opcode].tagged != h->tagged) {
-		iw_term_set(term, IW_TERM_LAYER_RDMAP,
-			    RDMAP_ETYPE_REMOTE_OPERATION,
-			    RDMAP_ECODE_UNEXPECTED_OPCODE, hdrct);
-		return -EPROTO;
-	}
+	rv = rdmap_check_ctrl(ctrl, h, hdrct, term);
+	if (rv)
+		return rv;
 	op = &rdmap_ops[h->opcode];
 
 	need = dlen + op->rdmap_len;
@@ -169,53 +267,7 @@ int ddp_parse_hdr(const void *ulpdu, size_t avail, u16 seg_len,
 		h->to = get_unaligned_be64(p + 6);
 		return 0;
 	}
-
-	rsvd_ulp = get_unaligned_be32(p + 2);
-	h->qn = get_unaligned_be32(p + 6);
-	h->msn = get_unaligned_be32(p + 10);
-	h->mo = get_unaligned_be32(p + 14);
-	if (rdmap_opcode_inval(h->opcode))
-		h->stag = rsvd_ulp;
-	else if (rsvd_ulp)
-		h->rsvd_seen |= DDP_RSVD_ULP;
-
-	/* RFC 5040 section 4.2 ties every untagged opcode to one queue. */
-	if (h->qn != op->qn) {
-		iw_term_set(term, IW_TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED,
-			    DDP_UECODE_INVALID_QN, hdrct);
-		return -EPROTO;
-	}
-
-	if (h->opcode == RDMAP_RDMA_READ_REQ) {
-		p += DDP_UNTAGGED_HDR_SIZE;
-		h->rreq.sink_stag = get_unaligned_be32(p);
-		h->rreq.sink_to = get_unaligned_be64(p + 4);
-		h->rreq.read_size = get_unaligned_be32(p + 12);
-		h->rreq.source_stag = get_unaligned_be32(p + 16);
-		h->rreq.source_to = get_unaligned_be64(p + 20);
-	}
-
-	/*
-	 * Read Requests and Terminates are single-segment messages: the
-	 * queue's buffer holds exactly one header (RFC 5040 sections 4.4,
-	 * 4.8), so anything that continues or overflows it is too long.
-	 */
-	if (rdmap_opcode_single(h->opcode)) {
-		max_seg = h->opcode == RDMAP_TERMINATE ? TERM_MAX_SEG : need;
-		if (h->mo) {
-			iw_term_set(term, IW_TERM_LAYER_DDP,
-				    DDP_ETYPE_UNTAGGED,
-				    DDP_UECODE_INVALID_MO, hdrct);
-			return -EPROTO;
-		}
-		if (!h->last || seg_len > max_seg) {
-			iw_term_set(term, IW_TERM_LAYER_DDP,
-				    DDP_ETYPE_UNTAGGED,
-				    DDP_UECODE_TOO_LONG, hdrct);
-			return -EPROTO;
-		}
-	}
-	return 0;
+	return ddp_parse_untagged(p, op, h, hdrct, term);
 
 short_seg:
 	/*
