@@ -447,26 +447,13 @@ static int siwl_check_caps(struct ib_qp_init_attr *attr)
 	return 0;
 }
 
-int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
-		   struct ib_udata *udata)
+/*
+ * Initializes the locks, work items, state and queue geometry of a new
+ * QP from @attr. Allocates nothing and cannot fail.
+ */
+static void siwl_qp_init(struct siwl_qp *qp, struct siwl_device *sdev,
+			 struct ib_qp_init_attr *attr)
 {
-	struct siwl_device *sdev = to_siwl_dev(ibqp->device);
-	struct siwl_qp *qp = to_siwl_qp(ibqp);
-	u32 qpn;
-	int rv;
-
-	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
-		return -EOPNOTSUPP;
-	if (!attr->send_cq || !attr->recv_cq)
-		return -EINVAL;
-	rv = siwl_check_caps(attr);
-	if (rv)
-		return rv;
-	if (atomic_inc_return(&sdev->num_qp) > SIWL_MAX_QP) {
-		rv = -ENOMEM;
-		goto err_count;
-	}
-
 	qp->sdev = sdev;
 	qp->srq = attr->srq ? to_siwl_srq(attr->srq) : NULL;
 	kref_init(&qp->ref);
@@ -498,20 +485,75 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 						       1));
 		qp->max_recv_sge = SIWL_MAX_SGE;
 	}
+}
 
-	rv = -ENOMEM;
+/*
+ * Allocates the SQ, the RQ (without an SRQ), the ORQ and the IRQ. On
+ * -ENOMEM what was allocated stays in @qp: siwl_qp_free_queues() frees it.
+ */
+static int siwl_qp_alloc_queues(struct siwl_qp *qp)
+{
 	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
 	if (!qp->sq)
-		goto err_free;
+		return -ENOMEM;
 	if (qp->rq_size) {
 		qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
 		if (!qp->rq)
-			goto err_free;
+			return -ENOMEM;
 	}
 	/* Sized for the device limits, so any negotiated IRD/ORD fits. */
 	qp->orq = kcalloc(SIWL_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
 	qp->irq = kcalloc(SIWL_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
 	if (!qp->orq || !qp->irq)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Frees what siwl_qp_alloc_queues() allocated, in reverse order. */
+static void siwl_qp_free_queues(struct siwl_qp *qp)
+{
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->rq);
+	kvfree(qp->sq);
+}
+
+/* Tells the consumer what it was granted. */
+static void siwl_qp_report_caps(const struct siwl_qp *qp,
+				struct ib_qp_init_attr *attr)
+{
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_send_sge = qp->sq_lim.max_sge;
+	attr->cap.max_inline_data = qp->sq_lim.max_inline;
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq_size;
+		attr->cap.max_recv_sge = qp->max_recv_sge;
+	}
+}
+
+int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct siwl_device *sdev = to_siwl_dev(ibqp->device);
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+	u32 qpn;
+	int rv;
+
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	rv = siwl_check_caps(attr);
+	if (rv)
+		return rv;
+	if (atomic_inc_return(&sdev->num_qp) > SIWL_MAX_QP) {
+		rv = -ENOMEM;
+		goto err_count;
+	}
+
+	siwl_qp_init(qp, sdev, attr);
+	rv = siwl_qp_alloc_queues(qp);
+	if (rv)
 		goto err_free;
 
 	/*
@@ -539,20 +581,11 @@ int siwl_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	/* Into the reserved slot: no allocation, cannot fail. */
 	xa_store_irq(&sdev->qp_table, qpn, qp, GFP_KERNEL);
 
-	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_send_sge = qp->sq_lim.max_sge;
-	attr->cap.max_inline_data = qp->sq_lim.max_inline;
-	if (!qp->srq) {
-		attr->cap.max_recv_wr = qp->rq_size;
-		attr->cap.max_recv_sge = qp->max_recv_sge;
-	}
+	siwl_qp_report_caps(qp, attr);
 	return 0;
 
 err_free:
-	kfree(qp->irq);
-	kfree(qp->orq);
-	kvfree(qp->rq);
-	kvfree(qp->sq);
+	siwl_qp_free_queues(qp);
 err_count:
 	atomic_dec(&sdev->num_qp);
 	return rv;
@@ -1002,12 +1035,65 @@ static int siwl_build_sqe(struct siwl_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * Queues one built WQE under @lock, or in ERROR on an empty SQ completes
+ * it at once. Sets *@kick when the work item must run, also when it then
+ * fails; returns the WR's error.
+ */
+static int siwl_sq_post_one(struct siwl_qp *qp, struct siwl_sqe *sqe,
+			    bool *kick)
+{
+	unsigned long flags;
+	int rv = 0;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	switch (qp->state) {
+	case SIWL_QPS_IDLE:
+		/* RDMAC verbs: queued in Idle, processed from RTS. */
+		if (qp->ib_idle == IB_QPS_RESET)
+			rv = -EINVAL;
+		break;
+	case SIWL_QPS_RTS:
+		break;
+	case SIWL_QPS_ERROR:
+		/*
+		 * Completed at once, behind whatever the flush has
+		 * not reached yet: ib_drain_sq() relies on the order.
+		 */
+		sqe->status = IB_WC_WR_FLUSH_ERR;
+		if (qp->sq_tail == qp->sq_head) {
+			siwl_sq_push(qp, sqe);
+			spin_unlock_irqrestore(&qp->lock, flags);
+			return 0;
+		}
+		sqe->flags |= SIWL_WQE_DONE;
+		*kick = true;
+		break;
+	default:
+		rv = -ENOTCONN;
+		break;
+	}
+	if (!rv && qp->sq_head - qp->sq_tail >= qp->sq_size)
+		rv = -ENOMEM;
+	if (rv) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return rv;
+	}
+	*siwl_sq_slot(qp, qp->sq_head) = *sqe;
+	qp->sq_head++;
+	if (qp->state == SIWL_QPS_ERROR)
+		siwl_qp_reap_locked(qp);
+	else if (qp->tx_enabled)
+		*kick = true;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return 0;
+}
+
 int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {
 	struct siwl_qp *qp = to_siwl_qp(ibqp);
 	struct siwl_sqe sqe;
-	unsigned long flags;
 	bool kick = false;
 	int rv = 0;
 
@@ -1025,47 +1111,9 @@ int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		rv = siwl_build_sqe(qp, wr, &sqe);
 		if (rv)
 			break;
-
-		spin_lock_irqsave(&qp->lock, flags);
-		switch (qp->state) {
-		case SIWL_QPS_IDLE:
-			/* RDMAC verbs: queued in Idle, processed from RTS. */
-			if (qp->ib_idle == IB_QPS_RESET)
-				rv = -EINVAL;
+		rv = siwl_sq_post_one(qp, &sqe, &kick);
+		if (rv)
 			break;
-		case SIWL_QPS_RTS:
-			break;
-		case SIWL_QPS_ERROR:
-			/*
-			 * Completed at once, behind whatever the flush has
-			 * not reached yet: ib_drain_sq() relies on the order.
-			 */
-			sqe.status = IB_WC_WR_FLUSH_ERR;
-			if (qp->sq_tail == qp->sq_head) {
-				siwl_sq_push(qp, &sqe);
-				spin_unlock_irqrestore(&qp->lock, flags);
-				continue;
-			}
-			sqe.flags |= SIWL_WQE_DONE;
-			kick = true;
-			break;
-		default:
-			rv = -ENOTCONN;
-			break;
-		}
-		if (!rv && qp->sq_head - qp->sq_tail >= qp->sq_size)
-			rv = -ENOMEM;
-		if (rv) {
-			spin_unlock_irqrestore(&qp->lock, flags);
-			break;
-		}
-		*siwl_sq_slot(qp, qp->sq_head) = sqe;
-		qp->sq_head++;
-		if (qp->state == SIWL_QPS_ERROR)
-			siwl_qp_reap_locked(qp);
-		else if (qp->tx_enabled)
-			kick = true;
-		spin_unlock_irqrestore(&qp->lock, flags);
 	}
 	if (rv)
 		*bad_wr = wr;
@@ -1176,14 +1224,86 @@ static u8 siwl_rtr_pick(u8 rtr)
 	return rtr & MPA_RTR_SEND;
 }
 
+/* Allocates the transmit buffers a QP keeps across connections, once. */
+static int siwl_qp_tx_bufs(struct siwl_tx *tx)
+{
+	if (!tx->copy_buf) {
+		tx->copy_buf = kvmalloc(SIWL_TX_BUF_SIZE, GFP_KERNEL);
+		if (!tx->copy_buf)
+			return -ENOMEM;
+		tx->buf = tx->copy_buf;
+		tx->buf_size = SIWL_TX_BUF_SIZE;
+	}
+	if (!tx->bvec) {
+		tx->bvec = kmalloc_array(SIWL_TX_BVECS, sizeof(*tx->bvec),
+					 GFP_KERNEL);
+		if (!tx->bvec)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Forgets a previous connection's transmit progress. Caller holds rx_lock
+ * and lock and has flushed tx_work.
+ */
+static void siwl_qp_tx_reset_locked(struct siwl_tx *tx)
+{
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+	tx->buf_used = 0;
+	tx->kind = SIWL_TX_NONE;
+	tx->zc_msg = false;
+	tx->irq_more = 0;
+	tx->irq_turn = false;
+	/* RFC 5041 section 5.1: the first MSN on each queue is 1. */
+	tx->next_msn[RDMAP_QN_SEND] = 1;
+	tx->next_msn[RDMAP_QN_READ_REQ] = 1;
+	tx->next_msn[RDMAP_QN_TERMINATE] = 1;
+}
+
+/*
+ * Binds an IDLE QP without a CEP to @cep and the negotiated @p, resets
+ * TX and RX and moves it to RTS. Caller holds rx_lock and lock and has
+ * checked the state; takes a CEP reference.
+ */
+static void siwl_qp_bind_locked(struct siwl_qp *qp, struct siwl_cep *cep,
+				const struct siwl_conn_params *p, u8 rtr)
+{
+	siwl_cep_get(cep);
+	qp->cep = cep;
+	qp->sock = p->sock;
+	qp->crc = p->crc;
+	qp->ird = p->ird;
+	qp->ord = p->ord;
+	qp->orq_count = 0;
+	qp->irq_count = 0;
+	qp->close_pending = false;
+	qp->close_abortive = false;
+	qp->close_level = 0;
+	qp->event_pending = false;
+	qp->term_valid = false;
+	qp->tx_rtr = p->initiator ? rtr : 0;
+	/* RFC 6581 section 5: the responder sends after the RTR. */
+	qp->tx_hold = !p->initiator && rtr;
+
+	siwl_qp_tx_reset_locked(&qp->tx);
+
+	siwl_rx_reset(qp);
+	qp->rx.rtr_expect = p->initiator ? 0 : rtr;
+
+	qp->state = SIWL_QPS_RTS;
+	qp->tx_enabled = true;
+	qp->rx_enabled = true;
+}
+
 int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 		   const struct siwl_conn_params *p)
 {
-	struct siwl_tx *tx = &qp->tx;
 	struct sock *sk;
 	unsigned long flags;
 	u8 rtr;
-	int rv = 0;
+	int rv;
 
 	if (!p->sock || !p->sock->sk || p->ird > SIWL_MAX_IRD ||
 	    p->ord > SIWL_MAX_ORD)
@@ -1192,69 +1312,20 @@ int siwl_qp_llp_up(struct siwl_qp *qp, struct siwl_cep *cep,
 	rtr = siwl_rtr_pick(p->rtr);
 
 	mutex_lock(&qp->modify_mutex);
-	if (!tx->copy_buf) {
-		tx->copy_buf = kvmalloc(SIWL_TX_BUF_SIZE, GFP_KERNEL);
-		if (!tx->copy_buf) {
-			rv = -ENOMEM;
-			goto out;
-		}
-		tx->buf = tx->copy_buf;
-		tx->buf_size = SIWL_TX_BUF_SIZE;
-	}
-	if (!tx->bvec) {
-		tx->bvec = kmalloc_array(SIWL_TX_BVECS, sizeof(*tx->bvec),
-					 GFP_KERNEL);
-		if (!tx->bvec) {
-			rv = -ENOMEM;
-			goto out;
-		}
-	}
+	rv = siwl_qp_tx_bufs(&qp->tx);
+	if (rv)
+		goto out;
 	/* A previous connection's work must be over before TX is reset. */
 	flush_work(&qp->tx_work);
 
 	spin_lock_bh(&qp->rx_lock);
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state != SIWL_QPS_IDLE || qp->ib_idle == IB_QPS_RESET) {
+	if (qp->state != SIWL_QPS_IDLE || qp->ib_idle == IB_QPS_RESET)
 		rv = -EINVAL;
-	} else if (qp->cep) {
+	else if (qp->cep)
 		rv = -EBUSY;
-	} else {
-		siwl_cep_get(cep);
-		qp->cep = cep;
-		qp->sock = p->sock;
-		qp->crc = p->crc;
-		qp->ird = p->ird;
-		qp->ord = p->ord;
-		qp->orq_count = 0;
-		qp->irq_count = 0;
-		qp->close_pending = false;
-		qp->close_abortive = false;
-		qp->close_level = 0;
-		qp->event_pending = false;
-		qp->term_valid = false;
-		qp->tx_rtr = p->initiator ? rtr : 0;
-		/* RFC 6581 section 5: the responder sends after the RTR. */
-		qp->tx_hold = !p->initiator && rtr;
-
-		tx->fpdu_len = 0;
-		tx->fpdu_sent = 0;
-		tx->buf_used = 0;
-		tx->kind = SIWL_TX_NONE;
-		tx->zc_msg = false;
-		tx->irq_more = 0;
-		tx->irq_turn = false;
-		/* RFC 5041 section 5.1: the first MSN on each queue is 1. */
-		tx->next_msn[RDMAP_QN_SEND] = 1;
-		tx->next_msn[RDMAP_QN_READ_REQ] = 1;
-		tx->next_msn[RDMAP_QN_TERMINATE] = 1;
-
-		siwl_rx_reset(qp);
-		qp->rx.rtr_expect = p->initiator ? 0 : rtr;
-
-		qp->state = SIWL_QPS_RTS;
-		qp->tx_enabled = true;
-		qp->rx_enabled = true;
-	}
+	else
+		siwl_qp_bind_locked(qp, cep, p, rtr);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	spin_unlock_bh(&qp->rx_lock);
 	if (rv)
