@@ -4,34 +4,9 @@
  * section 6, RDMAC verbs), the device QP table, work request posting,
  * flushing, and the glue the connection manager and iw_cm call.
  *
- * Locking, outermost first:
- *
- *  modify_mutex  serializes modify_qp, destroy_qp and siwl_qp_llp_up();
- *                process context only.
- *  rx_lock       (spin_lock_bh) held by RX for a whole tcp_read_sock() pass
- *                and by siwl_qp_flush(). Holding it means nobody places data
- *                into consumer memory: a flush under it can complete WQEs
- *                knowing RX will not write into their buffers afterwards.
- *                It also covers struct siwl_rx and @rx_enabled.
- *  lock          (irqsave) the QP state and everything listed under it in
- *                struct siwl_qp: SQ ring, ORQ, IRQ, Terminate and worker
- *                flags. SQ completions are pushed to the CQ under it so
- *                that they reach the CQ in SQ order whichever context
- *                (TX, RX, post in ERROR) produces them.
- *  rq_lock       (irqsave) the RQ ring and the receive WQE RX is filling;
- *                receive completions are pushed under it.
- *  CQ, SRQ and MR locks are taken inside any of the above, never around.
- *
- * Consequently a CQ's completion handler must not post to this QP
- * synchronously; ib core handlers (softirq, workqueue) and uverbs do not.
- *
- * Contexts: RX runs from sk_data_ready (BH, or the socket owner's
- * release_sock()), or with rx_defer in rx_work on another CPU, one pass
- * at a time per socket. Everything that needs
- * process context or must be serialized with transmit runs in one work item
- * per QP (tx_work on siwl_qp_wq): transmission, flushing in ERROR, the
- * asynchronous event and the calls into the connection manager. Only that
- * work item touches struct siwl_tx and sends on the socket.
+ * Locking and the contexts everything runs in: Documentation/siw_lite.rst,
+ * "Locking and contexts" (lock order: modify_mutex, tx_mutex, rx_lock,
+ * lock, rq_lock, then the CQ, SRQ and MR locks).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

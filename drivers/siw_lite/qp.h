@@ -80,7 +80,7 @@ struct siwl_irqe {
 
 /*
  * The QP. Fields beyond @base are the data path's (qp.c, tx.c, rx.c).
- * Locking is described at the top of qp.c.
+ * Locking: Documentation/siw_lite.rst, "Locking and contexts".
  */
 struct siwl_qp {
 	struct ib_qp base;
