@@ -60,9 +60,9 @@ stop_tcpdump() {
 
 	[ -n "$TCPDUMP_PID" ] || return 0
 	# The last segments must reach the file before tcpdump is stopped:
-	# wait until it has not grown for a second (at most 10 s).
-	while [ "$n" -lt 10 ] && [ -n "$TCPDUMP_FILE" ]; do
-		sleep 1
+	# wait until it has not grown for half a second (at most 10 s).
+	while [ "$n" -lt 20 ] && [ -n "$TCPDUMP_FILE" ]; do
+		sleep 0.5
 		size=$(stat -c %s "$TCPDUMP_FILE" 2>/dev/null || echo 0)
 		[ "$size" = "$last" ] && break
 		last=$size

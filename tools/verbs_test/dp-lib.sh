@@ -712,9 +712,11 @@ dp_cap_stop() {
 
 	[ -n "$DP_CAP_PID" ] || return 0
 	# Let the last segments (FIN, RST) reach the file: stop once it has
-	# not grown for a second (at most 10 s; a loaded host is slow).
-	while [ "$n" -lt 10 ]; do
-		sleep 1
+	# not grown for half a second (at most 10 s; a loaded host is slow).
+	# tcpdump writes packet by packet (-U), and both programs have
+	# exited by now: the file only has the closing segments to take.
+	while [ "$n" -lt 20 ]; do
+		sleep 0.5
 		size=$(stat -c %s "$SIWL_TMP/cap.pcap" 2>/dev/null || echo 0)
 		[ "$size" = "$last" ] && break
 		last=$size
