@@ -37,42 +37,28 @@
 import argparse
 import errno
 import fcntl
+import os
 import select
 import socket
 import struct
 import sys
 import time
 
-KEY_REQ = b"MPA ID Req Frame"
-KEY_REP = b"MPA ID Rep Frame"
-FLAG_M = 0x80
-FLAG_C = 0x40
-FLAG_R = 0x20
-FLAG_ENH = 0x10		# RFC 6581: IRD/ORD block in the private data
-
-# RFC 6581 section 5 control bits
-IRD_P2P = 0x8000
-IRD_RTR_SEND = 0x4000
-ORD_RTR_WRITE = 0x8000
-ORD_RTR_READ = 0x4000
-
-# RFC 5040 section 4.2 opcodes
-OP_WRITE = 0
-OP_READ_REQ = 1
-OP_READ_RESP = 2
-OP_SEND = 3
-OP_SEND_INV = 4
-OP_SEND_SE = 5
-OP_TERMINATE = 7
-
-# untagged queues
-QN_SEND = 0
-QN_RREQ = 1
-QN_TERM = 2
-
-HDRCT_M = 4
-HDRCT_D = 2
-HDRCT_R = 1
+# The wire format (tools/lib/iwarp_wire.py, shared with wirecheck); the
+# tree may be read-only: no bytecode written for it.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from iwarp_wire import (  # noqa: E402
+    DDP_TAGGED_HDR_LEN, DDP_UNTAGGED_HDR_LEN, HDRCT_D, HDRCT_M, HDRCT_R,
+    IRD_ORD_MASK, IRD_P2P, MPA_FLAG_C, MPA_FLAG_ENH, MPA_FLAG_M,
+    MPA_FLAG_R, MPA_HDR_LEN, MPA_IRD_ORD_LEN, MPA_KEY_REP, MPA_KEY_REQ,
+    OP_READ_RESP, OP_SEND, OP_SEND_INV, OP_TERMINATE, OP_WRITE,
+    ORD_RTR_WRITE, QN_RREQ, QN_SEND, QN_TERM, READ_REQ_LEN, TERM_CTRL_LEN,
+    crc32c, ddp_is_tagged, fpdu_crc_field, fpdu_size, fpdu_ulpdu_len,
+    mpa_fpdu, mpa_frame, mpa_frame_unpack, mpa_ird_ord, mpa_ird_ord_unpack,
+    rdmap_opcode, read_req, tagged, term_ctrl, term_ctrl_unpack, untagged,
+    untagged_unpack)
 
 # victim.c's buffer numbers (hv_pattern's second argument)
 BUF_RW, BUF_LW, BUF_RO, BUF_PD2, BUF_RECV = range(5)
@@ -101,53 +87,8 @@ def pattern(b, off):
     return (off * 7 + (off >> 8) * 3 + b * 0x35 + 0x11) & 0xff
 
 
-def _crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-CRC_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    """CRC32c (Castagnoli) as MPA uses it, RFC 5044 section 4.4."""
-    c = 0xffffffff
-    for b in data:
-        c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >> 8)
-    return c ^ 0xffffffff
-
-
-def ddp_ctrl(op, tagged, last=True, dv=1, rv=1):
-    return ((0x8000 if tagged else 0) | (0x4000 if last else 0) |
-            (dv & 3) << 8 | (rv & 3) << 6 | (op & 0xf))
-
-
-def tagged(op, stag, to, payload=b"", last=True, dv=1, rv=1):
-    return struct.pack(">HIQ", ddp_ctrl(op, True, last, dv, rv),
-                       stag & 0xffffffff, to & 0xffffffffffffffff) + payload
-
-
-def untagged(op, qn, msn, mo=0, payload=b"", last=True, dv=1, rv=1,
-             inv=0):
-    return struct.pack(">HIIII", ddp_ctrl(op, False, last, dv, rv), inv,
-                       qn, msn, mo) + payload
-
-
-def read_req(msn, sink_stag, sink_to, size, src_stag, src_to):
-    return untagged(OP_READ_REQ, QN_RREQ, msn, 0,
-                    struct.pack(">IQIIQ", sink_stag, sink_to, size,
-                                src_stag & 0xffffffff,
-                                src_to & 0xffffffffffffffff))
-
-
-def term_ctrl(layer, etype, ecode, hdrct):
-    return struct.pack(">I", (layer & 0xf) << 28 | (etype & 0xf) << 24 |
-                       (ecode & 0xff) << 16 | (hdrct & 7) << 13)
+# what a deliberately wrong CRC is XORed with
+BAD_CRC_XOR = 0x5a5aa5a5
 
 
 class SetupFailed(Exception):
@@ -199,7 +140,7 @@ class Peer:
 
     # ---- MPA connection setup --------------------------------------
 
-    def request(self, rev=1, flags=0, pd=None, key=KEY_REQ, pd_len=None,
+    def request(self, rev=1, flags=0, pd=None, key=MPA_KEY_REQ, pd_len=None,
                 v2=None, send=True):
         """
         Builds (and sends) an MPA Request; v2 = (ird, ord) words. The
@@ -208,12 +149,10 @@ class Peer:
         if pd is None:
             pd = self.directive
         if v2 is not None:
-            pd = struct.pack(">HH", v2[0], v2[1]) + pd
-            flags |= FLAG_ENH
-        if pd_len is None:
-            pd_len = len(pd)
-        self.crc = bool(flags & FLAG_C)
-        frame = key + struct.pack(">BBH", flags, rev, pd_len) + pd
+            pd = mpa_ird_ord(v2[0], v2[1]) + pd
+            flags |= MPA_FLAG_ENH
+        self.crc = bool(flags & MPA_FLAG_C)
+        frame = mpa_frame(key, flags, rev, pd, pd_len)
         if send:
             self.sock.sendall(frame)
         return frame
@@ -240,34 +179,36 @@ class Peer:
     def reply(self, timeout=10.0):
         """Reads the MPA Reply. Returns a dict, or None if closed first."""
         end = time.monotonic() + timeout
-        while len(self.rx) < 20:
+        while len(self.rx) < MPA_HDR_LEN:
             if not self._recv_some(end - time.monotonic()):
                 return None
             if time.monotonic() >= end:
                 return None
-        pd_len = struct.unpack(">H", self.rx[18:20])[0]
-        while len(self.rx) < 20 + pd_len:
+        pd_len = mpa_frame_unpack(self.rx)[3]
+        while len(self.rx) < MPA_HDR_LEN + pd_len:
             if not self._recv_some(end - time.monotonic()):
                 return None
             if time.monotonic() >= end:
                 return None
-        hdr = bytes(self.rx[:20 + pd_len])
-        del self.rx[:20 + pd_len]
+        hdr = bytes(self.rx[:MPA_HDR_LEN + pd_len])
+        del self.rx[:MPA_HDR_LEN + pd_len]
+        key, flags, rev, _ = mpa_frame_unpack(hdr)
         rep = {
-            "key": hdr[:16],
-            "flags": hdr[16],
-            "rev": hdr[17],
-            "pd": hdr[20:],
+            "key": key,
+            "flags": flags,
+            "rev": rev,
+            "pd": hdr[MPA_HDR_LEN:],
         }
         print("mpa reply key_ok=%d flags=%#04x rev=%d pd_len=%d" %
-              (rep["key"] == KEY_REP, rep["flags"], rep["rev"], pd_len))
+              (rep["key"] == MPA_KEY_REP, rep["flags"], rep["rev"], pd_len))
         pd = rep["pd"]
-        if rep["rev"] >= 2 and rep["flags"] & FLAG_ENH and len(pd) >= 4:
-            ird, ord_ = struct.unpack(">HH", pd[:4])
+        if rep["rev"] >= 2 and rep["flags"] & MPA_FLAG_ENH and \
+           len(pd) >= MPA_IRD_ORD_LEN:
+            ird, ord_ = mpa_ird_ord_unpack(pd)
             print("mpa reply ird=%#06x ord=%#06x" % (ird, ord_))
             rep["v2"] = (ird, ord_)
-            pd = pd[4:]
-        if rep["flags"] & FLAG_C:
+            pd = pd[MPA_IRD_ORD_LEN:]
+        if rep["flags"] & MPA_FLAG_C:
             self.crc = True
         rep["ulp_pd"] = pd
         if len(pd) >= 12 + 4 * 16:
@@ -288,7 +229,7 @@ class Peer:
         """A full, well-formed MPA exchange; raises SetupFailed if not."""
         self.request(**kw)
         rep = self.reply(timeout)
-        if rep is None or rep["flags"] & FLAG_R or self.info is None:
+        if rep is None or rep["flags"] & MPA_FLAG_R or self.info is None:
             raise SetupFailed("no usable MPA Reply (%s)" %
                               ("closed: %s" % self.closed if rep is None
                                else "flags %#x" % rep["flags"]))
@@ -298,13 +239,8 @@ class Peer:
 
     def fpdu(self, ulpdu, bad_crc=False, mpa_len=None):
         """Frames @ulpdu: ULPDU_Length, ULPDU, PAD, CRC (RFC 5044 4.1)."""
-        n = len(ulpdu) if mpa_len is None else mpa_len
-        body = struct.pack(">H", n) + ulpdu
-        body += b"\0" * (-len(body) % 4)
-        c = crc32c(body) if self.crc else 0
-        if bad_crc:
-            c ^= 0x5a5aa5a5
-        return body + struct.pack("<I", c)
+        return mpa_fpdu(ulpdu, self.crc, mpa_len,
+                        BAD_CRC_XOR if bad_crc else 0)
 
     def offending(self, ulpdu, mpa_len=None):
         self.bad = ulpdu
@@ -313,18 +249,18 @@ class Peer:
 
     def _parse_rx(self):
         while len(self.rx) >= 2:
-            n = struct.unpack(">H", self.rx[:2])[0]
-            total = 2 + n + (-(2 + n) % 4) + 4
+            n = fpdu_ulpdu_len(self.rx)
+            total = fpdu_size(n)
             if len(self.rx) < total:
                 return
             fp = bytes(self.rx[:total])
             del self.rx[:total]
             ulpdu = fp[2:2 + n]
             if self.crc:
-                want = struct.unpack("<I", fp[-4:])[0]
+                want = fpdu_crc_field(fp)
                 if crc32c(fp[:-4]) != want:
                     print("rx fpdu with a bad CRC (len %d)" % n)
-            op = ulpdu[1] & 0xf if len(ulpdu) >= 2 else -1
+            op = rdmap_opcode(ulpdu) if len(ulpdu) >= 2 else -1
             self.fpdus.append((op, ulpdu))
 
     def exchange(self, data=b"", timeout=8.0, until=None, shut=False):
@@ -387,15 +323,13 @@ class Peer:
     # ---- verdict ---------------------------------------------------
 
     def terminate_line(self, ulpdu):
-        if len(ulpdu) < 22:
+        hlen = DDP_UNTAGGED_HDR_LEN + TERM_CTRL_LEN
+        if len(ulpdu) < hlen:
             return "terminate short len=%d" % len(ulpdu)
-        ctrl = struct.unpack(">I", ulpdu[18:22])[0]
-        layer = ctrl >> 28
-        etype = ctrl >> 24 & 0xf
-        ecode = ctrl >> 16 & 0xff
-        hdrct = ctrl >> 13 & 7
-        qn, msn, mo = struct.unpack(">III", ulpdu[6:18])
-        body = ulpdu[22:]
+        layer, etype, ecode, hdrct, _ = \
+            term_ctrl_unpack(ulpdu, DDP_UNTAGGED_HDR_LEN)
+        _, qn, msn, mo = untagged_unpack(ulpdu)
+        body = ulpdu[hlen:]
         echo = "none"
         if hdrct & HDRCT_M:
             seg = struct.unpack(">H", body[:2])[0] if len(body) >= 2 else -1
@@ -403,13 +337,14 @@ class Peer:
             echo = "seglen-ok" if seg == self.bad_len else \
                 "seglen-mismatch(%s)" % seg
         if hdrct & HDRCT_D and self.bad is not None:
-            dlen = 14 if body[:1] and body[0] & 0x80 else 18
+            dlen = DDP_TAGGED_HDR_LEN if body[:1] and ddp_is_tagged(body) \
+                else DDP_UNTAGGED_HDR_LEN
             if hdrct & HDRCT_R:
-                dlen += 28
+                dlen += READ_REQ_LEN
             echo = "match" if body[:dlen] == self.bad[:dlen] and \
                 echo == "seglen-ok" else "mismatch"
         print("terminate qn=%d msn=%d mo=%d body=%s" %
-              (qn, msn, mo, ulpdu[18:].hex()))
+              (qn, msn, mo, ulpdu[DDP_UNTAGGED_HDR_LEN:].hex()))
         return ("terminate layer=%d etype=%d ecode=%#04x hdrct=%d echo=%s" %
                 (layer, etype, ecode, hdrct, echo))
 
@@ -466,7 +401,7 @@ def mpa_only(p, frame_kw, wait=10.0):
     rep = p.reply(wait)
     if rep is None:
         p.result(replied=False)
-    elif rep["flags"] & FLAG_R:
+    elif rep["flags"] & MPA_FLAG_R:
         print("result mpa-reject")
     else:
         print("result mpa-accepted")
@@ -496,13 +431,13 @@ def c_mpa_pd_long(p):
 # siw_lite cannot send Markers (RFC 5044 7.1, M bit): it must refuse.
 @case("mpa-markers", "mpa-reject", "mpa")
 def c_mpa_markers(p):
-    mpa_only(p, {"flags": FLAG_M})
+    mpa_only(p, {"flags": MPA_FLAG_M})
 
 
 # A Request from a Responder (R bit set) is invalid.
 @case("mpa-reject-bit", "closed-without-reply|mpa-reject", "mpa")
 def c_mpa_rbit(p):
-    mpa_only(p, {"flags": FLAG_R})
+    mpa_only(p, {"flags": MPA_FLAG_R})
 
 
 # Half a Request, then nothing: the Responder must give up on its own.
@@ -529,7 +464,7 @@ def c_mpa_p2p(p):
 # zero-length Send so that nothing is placed before the CRC is checked.
 @case("crc-bad", "terminate layer=2 etype=0 ecode=0x02")
 def c_crc(p):
-    p.connect(flags=FLAG_C)
+    p.connect(flags=MPA_FLAG_C)
     p.exchange(p.fpdu(untagged(OP_SEND, QN_SEND, 1), bad_crc=True))
     p.result()
 
@@ -737,8 +672,8 @@ def c_r_wrap(p):
 @case("read-over-ird", "terminate layer=1 etype=2 ecode=0x02")
 def c_r_ird(p):
     rep = p.connect(rev=2, v2=(4, 1))
-    if "v2" in rep and rep["v2"][0] & 0x3fff != 1:
-        print("victim granted IRD %d, not 1" % (rep["v2"][0] & 0x3fff))
+    if "v2" in rep and rep["v2"][0] & IRD_ORD_MASK != 1:
+        print("victim granted IRD %d, not 1" % (rep["v2"][0] & IRD_ORD_MASK))
     a, k, n = p.mr("ro")
     data = b""
     for msn in range(1, 5):
@@ -1039,7 +974,7 @@ def marker_write(p):
 @case("markers-unnegotiated-crc", "terminate layer=2 etype=0 ecode=0x02",
       allow=[("rw", 0, 1000)])
 def c_markers_crc(p):
-    p.connect(flags=FLAG_C)
+    p.connect(flags=MPA_FLAG_C)
     p.exchange(marker_write(p))
     p.result()
 

@@ -24,75 +24,54 @@ Section numbers name the RFC section the rule comes from.
 import argparse
 import ipaddress
 import json
+import os
 import struct
 import sys
 
-MPA_KEY_REQ = b"MPA ID Req Frame"
-MPA_KEY_REP = b"MPA ID Rep Frame"
-MPA_MAX_PD = 512
+# CRC32c and the field layouts come from tools/lib/iwarp_wire.py, shared
+# with tools/hostile; the tree may be read-only: no bytecode written.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from iwarp_wire import (  # noqa: E402
+    DDP_TAGGED_HDR_LEN, DDP_UNTAGGED_HDR_LEN, DDP_VERSION, HDRCT_D,
+    HDRCT_M, HDRCT_R, INVAL_OPS, MPA_FLAG_C, MPA_FLAG_ENH, MPA_FLAG_M,
+    MPA_FLAG_R, MPA_FLAGS_RSVD, MPA_FLAGS_RSVD_REV2, MPA_HDR_LEN,
+    MPA_IRD_ORD_LEN, MPA_KEY_LEN, MPA_KEY_REP, MPA_KEY_REQ, MPA_MAX_PD,
+    OP_READ_REQ, OP_SEND, OP_TERMINATE, OP_WRITE, OPNAMES,
+    QN_FOR_OP, RDMAP_VERSION, READ_REQ_LEN, SEND_OPS, TAGGED_OPS,
+    TERM_CTRL_LEN, TERM_ETYPE_DDP_CATASTROPHIC, TERM_ETYPE_DDP_TAGGED,
+    TERM_ETYPE_DDP_UNTAGGED, TERM_ETYPE_MPA, TERM_ETYPE_RDMAP_CATASTROPHIC,
+    TERM_ETYPE_RDMAP_OPERATION, TERM_ETYPE_RDMAP_PROTECTION, TERM_LAYER_DDP,
+    TERM_LAYER_LLP, TERM_LAYER_RDMAP, crc32c, ddp_ctrl_unpack,
+    ddp_is_tagged, fpdu_crc_field, fpdu_size, fpdu_ulpdu_len,
+    mpa_enhanced_unpack, mpa_frame_unpack, mpa_pad_len, rdmap_opcode,
+    read_req_unpack, tagged_unpack, term_ctrl_unpack, untagged_unpack)
 
 # --payloads lists messages up to this size: enough to see what a sender
 # put on the wire when a receiver reports wrong bytes in a short message.
 PAYLOAD_MAX = 64
 
-OPNAMES = {0: "write", 1: "read_req", 2: "read_resp", 3: "send",
-           4: "send_inv", 5: "send_se", 6: "send_se_inv", 7: "terminate"}
-TAGGED_OPS = (0, 2)
-SEND_OPS = (3, 4, 5, 6)
-INVAL_OPS = (4, 6)
-# RDMAP untagged queues (RFC 5040 §5): Sends, Read Requests, Terminates.
-QN_FOR_OP = {1: 1, 3: 0, 4: 0, 5: 0, 6: 0, 7: 2}
-
 # Valid Terminate (layer, etype) -> error codes, None = any (RFC 5040
 # §4.8 error code table, RFC 5044 §8 / RFC 6581 §9 for MPA, as collected
 # in the IANA "RDDP" registry of RFC 6580).
 TERM_CODES = {
-    (0, 0): None,                                   # RDMAP local catastrophic
-    (0, 1): {0x00, 0x01, 0x02, 0x03, 0x04, 0x09, 0xff},  # remote protection
-    (0, 2): {0x05, 0x06, 0x07, 0x08, 0x09, 0xff},  # remote operation
-    (1, 0): None,                                   # DDP local catastrophic
-    (1, 1): {0x00, 0x01, 0x02, 0x03, 0x04},        # tagged buffer
-    (1, 2): {0x01, 0x02, 0x03, 0x04, 0x05, 0x06},  # untagged buffer
-    (2, 0): {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07},  # MPA
+    (TERM_LAYER_RDMAP, TERM_ETYPE_RDMAP_CATASTROPHIC): None,
+    (TERM_LAYER_RDMAP, TERM_ETYPE_RDMAP_PROTECTION):
+        {0x00, 0x01, 0x02, 0x03, 0x04, 0x09, 0xff},
+    (TERM_LAYER_RDMAP, TERM_ETYPE_RDMAP_OPERATION):
+        {0x05, 0x06, 0x07, 0x08, 0x09, 0xff},
+    (TERM_LAYER_DDP, TERM_ETYPE_DDP_CATASTROPHIC): None,
+    (TERM_LAYER_DDP, TERM_ETYPE_DDP_TAGGED): {0x00, 0x01, 0x02, 0x03, 0x04},
+    (TERM_LAYER_DDP, TERM_ETYPE_DDP_UNTAGGED):
+        {0x01, 0x02, 0x03, 0x04, 0x05, 0x06},
+    (TERM_LAYER_LLP, TERM_ETYPE_MPA):
+        {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07},
 }
 
 
 class CaptureError(Exception):
     pass
-
-
-# ------------------------------------------------------------ CRC32c
-
-def _crc32c_tables():
-    t0 = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t0.append(c)
-    tables = [t0]
-    for _ in range(3):
-        prev = tables[-1]
-        tables.append([(prev[i] >> 8) ^ t0[prev[i] & 0xff]
-                       for i in range(256)])
-    return tables
-
-
-_T0, _T1, _T2, _T3 = _crc32c_tables()
-
-
-def crc32c(data):
-    """CRC32c (Castagnoli) as used by iSCSI and MPA (RFC 5044 §6)."""
-    crc = 0xffffffff
-    n4 = len(data) & ~3
-    t0, t1, t2, t3 = _T0, _T1, _T2, _T3
-    for (w,) in struct.iter_unpack("<I", data[:n4]):
-        crc ^= w
-        crc = (t3[crc & 0xff] ^ t2[(crc >> 8) & 0xff] ^
-               t1[(crc >> 16) & 0xff] ^ t0[crc >> 24])
-    for b in data[n4:]:
-        crc = t0[(crc ^ b) & 0xff] ^ (crc >> 8)
-    return crc ^ 0xffffffff
 
 
 # ------------------------------------------------------------ capture files
@@ -364,29 +343,31 @@ class Report:
 
 def rfc5044_7_1_find_request(data):
     """Does this stream start with something meant as an MPA Request?"""
-    if len(data) < 16:
+    if len(data) < MPA_KEY_LEN:
         return False
-    if data[:16] == MPA_KEY_REQ:
+    key = data[:MPA_KEY_LEN]
+    if key == MPA_KEY_REQ:
         return True
-    if data[:16] == MPA_KEY_REP:
+    if key == MPA_KEY_REP:
         return False
     # a damaged key still shows its author's intent: same prefix, or at
     # most two wrong bytes
-    diff = sum(1 for x, y in zip(data[:16], MPA_KEY_REQ) if x != y)
+    diff = sum(1 for x, y in zip(key, MPA_KEY_REQ) if x != y)
     return data[:6] == b"MPA ID" or diff <= 2
 
 
 def rfc5044_7_1_2_frame(rep, who, data, kind):
     """Parse and check one MPA Request/Reply frame; return a dict or None."""
     key = MPA_KEY_REQ if kind == "request" else MPA_KEY_REP
-    if len(data) < 20:
+    if len(data) < MPA_HDR_LEN:
         rep.note(who, 0, "stream ends inside the MPA %s header" % kind)
         return None
-    f = {"key": data[:16], "bits": data[16], "rev": data[17],
-         "pd_len": struct.unpack(">H", data[18:20])[0]}
-    f["m"], f["c"], f["r"] = (bool(f["bits"] & 0x80), bool(f["bits"] & 0x40),
-                              bool(f["bits"] & 0x20))
-    f["s"] = bool(f["bits"] & 0x10)
+    wire_key, bits, rev, pd_len = mpa_frame_unpack(data)
+    f = {"key": wire_key, "bits": bits, "rev": rev, "pd_len": pd_len}
+    f["m"], f["c"], f["r"] = (bool(f["bits"] & MPA_FLAG_M),
+                              bool(f["bits"] & MPA_FLAG_C),
+                              bool(f["bits"] & MPA_FLAG_R))
+    f["s"] = bool(f["bits"] & MPA_FLAG_ENH)
     if f["key"] != key:
         rep.violation(who, 0, "RFC 5044 §7.1.2",
                       "MPA %s key is %r, must be %r"
@@ -395,7 +376,7 @@ def rfc5044_7_1_2_frame(rep, who, data, kind):
         rep.violation(who, 17, "RFC 5044 §7.1.2, RFC 6581 §9",
                       "MPA %s Rev %d (only 1 and 2 are defined)"
                       % (kind, f["rev"]))
-    res_mask = 0x0f if f["rev"] == 2 else 0x1f
+    res_mask = MPA_FLAGS_RSVD_REV2 if f["rev"] == 2 else MPA_FLAGS_RSVD
     if f["bits"] & res_mask:
         rep.violation(who, 16, "RFC 5044 §7.1.2",
                       "MPA %s reserved bits set: 0x%02x"
@@ -406,8 +387,8 @@ def rfc5044_7_1_2_frame(rep, who, data, kind):
     if f["pd_len"] > MPA_MAX_PD:
         rep.violation(who, 18, "RFC 5044 §7.1.2",
                       "PD_Length %d exceeds %d" % (f["pd_len"], MPA_MAX_PD))
-    f["pd"] = data[20:20 + f["pd_len"]]
-    f["end"] = 20 + f["pd_len"]
+    f["pd"] = data[MPA_HDR_LEN:MPA_HDR_LEN + f["pd_len"]]
+    f["end"] = MPA_HDR_LEN + f["pd_len"]
     if len(f["pd"]) < f["pd_len"]:
         rep.note(who, len(data), "stream ends inside the MPA %s private "
                  "data (%d of %d bytes)" % (kind, len(f["pd"]), f["pd_len"]))
@@ -422,15 +403,12 @@ def rfc5044_7_1_2_frame(rep, who, data, kind):
 
 def rfc6581_enhanced_data(rep, who, f, kind):
     """IRD/ORD, P2P and RTR flags from the first private data word."""
-    if f["pd_len"] < 4:
+    if f["pd_len"] < MPA_IRD_ORD_LEN:
         rep.violation(who, 18, "RFC 6581 §9",
                       "MPA %s announces enhanced connection data but "
                       "PD_Length is %d (< 4)" % (kind, f["pd_len"]))
         return None
-    ird, ord_ = struct.unpack(">HH", f["pd"][:4])
-    return {"ird": ird & 0x3fff, "ord": ord_ & 0x3fff,
-            "p2p": bool(ird & 0x8000), "rtr_send": bool(ird & 0x4000),
-            "rtr_write": bool(ord_ & 0x8000), "rtr_read": bool(ord_ & 0x4000)}
+    return mpa_enhanced_unpack(f["pd"])
 
 
 def rtr_set(e):
@@ -505,10 +483,10 @@ def rfc5044_6_fpdus(rep, who, st, start, crc_on):
         if off + 2 > len(data):
             rep.note(who, off, "stream ends inside an FPDU header")
             return
-        ulen = struct.unpack(">H", data[off:off + 2])[0]
-        pad = (-(2 + ulen)) & 3
-        total = 2 + ulen + pad + 4
-        if ulen < 14:
+        ulen = fpdu_ulpdu_len(data, off)
+        pad = mpa_pad_len(ulen)
+        total = fpdu_size(ulen)
+        if ulen < DDP_TAGGED_HDR_LEN:
             rep.violation(who, off, "RFC 5044 §6, RFC 5041 §4",
                           "ULPDU_Length %d is below the smallest DDP "
                           "header (14); framing lost" % ulen)
@@ -525,7 +503,7 @@ def rfc5044_6_fpdus(rep, who, st, start, crc_on):
                           "pad bytes not zero: %s" % padding.hex())
         if crc_on:
             want = crc32c(fp[:-4])
-            got = struct.unpack("<I", fp[-4:])[0]
+            got = fpdu_crc_field(fp)
             if got != want:
                 swapped = struct.unpack(">I", fp[-4:])[0] == want
                 rep.violation(who, off + total - 4, "RFC 5044 §6",
@@ -542,35 +520,33 @@ def rfc5044_6_fpdus(rep, who, st, start, crc_on):
 def rfc5041_4_ddp_header(rep, who, off, ulpdu):
     s = Segment()
     s.off = off
-    c0, c1 = ulpdu[0], ulpdu[1]
-    s.t, s.l = bool(c0 & 0x80), bool(c0 & 0x40)
-    if c0 & 0x3c:
+    s.t, s.l, ddp_rsvd, dv, rv, rdmap_rsvd, s.op = ddp_ctrl_unpack(ulpdu)
+    if ddp_rsvd:
         rep.violation(who, off + 2, "RFC 5041 §4.2",
-                      "DDP control reserved bits set: 0x%02x" % (c0 & 0x3c))
-    if c0 & 3 != 1:
+                      "DDP control reserved bits set: 0x%02x" % ddp_rsvd)
+    if dv != DDP_VERSION:
         rep.violation(who, off + 2, "RFC 5041 §4.2",
-                      "DDP version %d, must be 1" % (c0 & 3))
-    if c1 >> 6 != 1:
+                      "DDP version %d, must be 1" % dv)
+    if rv != RDMAP_VERSION:
         rep.violation(who, off + 3, "RFC 5040 §4.1",
-                      "RDMAP version %d, must be 1" % (c1 >> 6))
-    if c1 & 0x30:
+                      "RDMAP version %d, must be 1" % rv)
+    if rdmap_rsvd:
         rep.violation(who, off + 3, "RFC 5040 §4.1",
-                      "RDMAP control reserved bits set: 0x%02x" % (c1 & 0x30))
-    s.op = c1 & 0x0f
+                      "RDMAP control reserved bits set: 0x%02x" % rdmap_rsvd)
     s.stag = s.to = s.qn = s.msn = s.mo = s.inv = None
     if s.t:
-        s.stag, s.to = struct.unpack(">IQ", ulpdu[2:14])
-        s.payload = len(ulpdu) - 14
-        s.body = ulpdu[14:]
+        s.stag, s.to = tagged_unpack(ulpdu)
+        s.payload = len(ulpdu) - DDP_TAGGED_HDR_LEN
+        s.body = ulpdu[DDP_TAGGED_HDR_LEN:]
     else:
-        if len(ulpdu) < 18:
+        if len(ulpdu) < DDP_UNTAGGED_HDR_LEN:
             rep.violation(who, off, "RFC 5041 §4.4",
                           "untagged DDP segment of %d bytes is shorter than "
                           "its 18-byte header" % len(ulpdu))
             return None
-        s.inv, s.qn, s.msn, s.mo = struct.unpack(">IIII", ulpdu[2:18])
-        s.payload = len(ulpdu) - 18
-        s.body = ulpdu[18:]
+        s.inv, s.qn, s.msn, s.mo = untagged_unpack(ulpdu)
+        s.payload = len(ulpdu) - DDP_UNTAGGED_HDR_LEN
+        s.body = ulpdu[DDP_UNTAGGED_HDR_LEN:]
     return s
 
 
@@ -679,14 +655,14 @@ def rfc5040_4_rdmap(rep, ds, s, ts0, ts1):
         rep.violation(who, s.off + 4, "RFC 5040 §4.1",
                       "%s: Invalidate STag field (reserved) is 0x%08x, "
                       "must be 0" % (OPNAMES[s.op], s.inv))
-    if s.op in (1, 7) and not s.l:
+    if s.op in (OP_READ_REQ, OP_TERMINATE) and not s.l:
         rep.violation(who, s.off + 2, "RFC 5040 §4.4, §4.8",
                       "%s must be a single DDP segment (L bit clear)"
                       % OPNAMES[s.op])
     rfc5041_untagged_sequence(rep, ds, s)
-    if s.op == 1:
+    if s.op == OP_READ_REQ:
         rfc5040_4_4_read_request(rep, ds, s, ts0, ts1)
-    elif s.op == 7:
+    elif s.op == OP_TERMINATE:
         rfc5040_4_8_terminate(rep, ds, s)
     elif s.l and s.op in SEND_OPS:
         ds.messages.append({"op": s.op, "ts0": ts0, "ts1": ts1,
@@ -695,43 +671,41 @@ def rfc5040_4_rdmap(rep, ds, s, ts0, ts1):
 
 
 def rfc5040_4_4_read_request(rep, ds, s, ts0, ts1):
-    if len(s.body) != 28:
+    if len(s.body) != READ_REQ_LEN:
         rep.violation(ds.who, s.off + 20, "RFC 5040 §4.4",
                       "RDMA Read Request header is %d bytes, must be 28"
                       % len(s.body))
         return
-    sink_stag, sink_to, size, src_stag, src_to = \
-        struct.unpack(">IQIIQ", s.body)
-    ds.messages.append({"op": 1, "ts0": ts0, "ts1": ts1, "off": s.off,
-                        "sink_stag": sink_stag, "sink_to": sink_to,
-                        "size": size, "src_stag": src_stag,
-                        "src_to": src_to})
+    sink_stag, sink_to, size, src_stag, src_to = read_req_unpack(s.body)
+    ds.messages.append({"op": OP_READ_REQ, "ts0": ts0, "ts1": ts1,
+                        "off": s.off, "sink_stag": sink_stag,
+                        "sink_to": sink_to, "size": size,
+                        "src_stag": src_stag, "src_to": src_to})
 
 
 def rfc5040_4_8_terminate(rep, ds, s):
     who, b = ds.who, s.body
     at = s.off + 20
     ds.terminated_at = s.off
-    ds.messages.append({"op": 7, "off": s.off})
-    if len(b) < 4:
+    ds.messages.append({"op": OP_TERMINATE, "off": s.off})
+    if len(b) < TERM_CTRL_LEN:
         rep.violation(who, at, "RFC 5040 §4.8",
                       "Terminate of %d bytes lacks the Terminate Control "
                       "field" % len(b))
         return
-    ctl = struct.unpack(">I", b[:4])[0]
-    layer, etype, ecode = ctl >> 28, (ctl >> 24) & 15, (ctl >> 16) & 0xff
-    hm, hd, hr = bool(ctl & 0x8000), bool(ctl & 0x4000), bool(ctl & 0x2000)
-    if ctl & 0x1fff:
+    layer, etype, ecode, hdrct, rsvd = term_ctrl_unpack(b)
+    hm, hd, hr = (bool(hdrct & HDRCT_M), bool(hdrct & HDRCT_D),
+                  bool(hdrct & HDRCT_R))
+    if rsvd:
         rep.violation(who, at, "RFC 5040 §4.8",
-                      "Terminate Control reserved bits set: 0x%04x"
-                      % (ctl & 0x1fff))
+                      "Terminate Control reserved bits set: 0x%04x" % rsvd)
     codes = TERM_CODES.get((layer, etype), set())
     if codes is not None and ecode not in codes:
         rep.violation(who, at, "RFC 5040 §4.8, RFC 5044 §8, RFC 6581 §9",
                       "Terminate layer %d etype %d ecode 0x%02x is not a "
                       "defined combination" % (layer, etype, ecode))
     s.body = b
-    want = 4
+    want = TERM_CTRL_LEN
     if hm and not hd:
         rep.violation(who, at, "RFC 5040 §4.8",
                       "Terminate hdrct M (segment length valid) without D: "
@@ -742,9 +716,10 @@ def rfc5040_4_8_terminate(rep, ds, s):
                           "Terminate hdrct D set but message is %d bytes"
                           % len(b))
             return
-        tagged = bool(b[6] & 0x80)
-        want += 2 + (14 if tagged else 18)
-        if hr and (tagged or b[7] & 0x0f != 1):
+        tagged = ddp_is_tagged(b, 6)
+        want += 2 + (DDP_TAGGED_HDR_LEN if tagged
+                     else DDP_UNTAGGED_HDR_LEN)
+        if hr and (tagged or rdmap_opcode(b, 6) != OP_READ_REQ):
             rep.violation(who, at, "RFC 5040 §4.8",
                           "Terminate hdrct R set but the copied DDP header "
                           "is not an RDMA Read Request's")
@@ -753,7 +728,7 @@ def rfc5040_4_8_terminate(rep, ds, s):
             rep.violation(who, at, "RFC 5040 §4.8",
                           "Terminate hdrct R without D: the Read Request "
                           "header must follow the DDP header")
-        want += 28
+        want += READ_REQ_LEN
     if len(b) != want:
         rep.violation(who, at, "RFC 5040 §4.8",
                       "Terminate is %d bytes, hdrct M%d D%d R%d implies %d"
@@ -822,10 +797,10 @@ def rfc5044_7_1_first_fpdu(rep, ini, res, rp_ts, rtr, ini_first, res_first):
     if rtr and ini_first:
         s = ini_first[0]
         if rtr == "read":
-            ok = s.op == 1 and s.body[12:16] == b"\0" * 4
+            ok = s.op == OP_READ_REQ and s.body[12:16] == b"\0" * 4
         else:
-            ok = s.l and s.payload == 0 and s.op == (3 if rtr == "send"
-                                                     else 0)
+            ok = s.l and s.payload == 0 and \
+                s.op == (OP_SEND if rtr == "send" else OP_WRITE)
         if not ok:
             rep.violation("I->R", s.off, "RFC 6581 §9",
                           "first FPDU is not the zero-length %s RTR that was "
@@ -924,7 +899,7 @@ def check_flow(flow):
 
 def small_message(ds, s):
     """Keep the payload of a data message that fits one FPDU and is short."""
-    if s.op not in (0, 2) + SEND_OPS or not s.l or s.payload > PAYLOAD_MAX:
+    if s.op not in TAGGED_OPS + SEND_OPS or not s.l or s.payload > PAYLOAD_MAX:
         return
     if s.t:
         msg = ds.cur_tagged.get(s.op)
