@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """iwarp_wire - the iWARP wire format for siw_lite's Python test tools.
 
 One place for what tools/hostile/hostile.py (which writes MPA, DDP and
