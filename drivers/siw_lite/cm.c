@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * siw_lite: connection management, the iw_cm provider side.
+ * siw_lite: connection management, the iw_cm provider side: connection
+ * endpoints and the iw_cm verbs.
  *
  * Every TCP connection is owned by a connection endpoint (CEP) that runs
  * the MPA Request/Reply exchange (RFC 5044 section 7.1, RFC 6581) and then
@@ -28,14 +29,18 @@
  * QP holds its own while bound. CEPs that are CLOSED but still referenced
  * stay on a module-wide list so that module unload can find them.
  *
- * Listening: rdma_cm puts one iw_cm_id per device on a wildcard address,
- * so several of our devices in one netns listen on the same address and
- * port. They share one kernel listening socket (struct siwl_lsock); an
- * accepted connection goes to the device that owns its local address.
+ * A CEP's mutex may be held while taking the listeners' lock (in
+ * cm_listen.c): a passive CEP does so to give back its place in the
+ * backlog and to report CONNECT_REQUEST. Listeners never take a CEP's
+ * mutex under theirs.
+ *
+ * The listeners, which accept connections and hand each one to
+ * siwl_passive_start(), are in cm_listen.c; socket and address helpers
+ * without connection state are in cm_sock.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/inetdevice.h>
+#include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -50,14 +55,12 @@
 #include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <net/addrconf.h>
-#include <net/ipv6.h>
-#include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 #include <rdma/iw_cm.h>
 
 #include "cm.h"
+#include "cm_internal.h"
 #include "mpa_wire.h"
 #include "qp.h"
 #include "rx.h"
@@ -78,9 +81,6 @@
 #define SIWL_MPA_REP_TIMEOUT		(30 * HZ)
 #define SIWL_ULP_TIMEOUT		(60 * HZ)
 #define SIWL_CLOSE_TIMEOUT		(5 * HZ)
-
-/* Connections taken per run of a listener's work before yielding. */
-#define SIWL_ACCEPT_BATCH		16
 
 #define SIWL_MPA_RR_MAX		(sizeof(struct mpa_rr_hdr) + MPA_MAX_PRIVDATA)
 
@@ -155,34 +155,6 @@ enum siwl_cep_event {
 	SIWL_EV_ABORT,		/* the QP (or module unload) asks for a reset */
 };
 
-/* One kernel listening socket, shared by every iw_cm_id on its address. */
-struct siwl_lsock {
-	struct kref ref;		/* siwl_lsocks entry, pending CEPs */
-	struct list_head list;		/* in siwl_lsocks */
-	struct list_head leps;		/* struct siwl_lep.entry */
-	struct socket *sock;
-	struct sockaddr_storage addr;	/* as bound, the lookup key */
-	bool afonly;
-	bool dead;			/* off siwl_lsocks: stop accepting */
-	int backlog;
-	/*
-	 * Accepted connections the ULP has not answered yet (waiting for
-	 * their MPA Request, or for accept/reject): at most backlog.
-	 */
-	unsigned int pending;
-	void (*saved_data_ready)(struct sock *sk);
-	struct work_struct accept_work;
-};
-
-/* A listening iw_cm_id; its provider_data. */
-struct siwl_lep {
-	struct kref ref;		/* the listening id, pending CEPs */
-	struct list_head entry;		/* in ls->leps */
-	struct siwl_lsock *ls;		/* NULL once destroy_listen ran */
-	struct iw_cm_id *cm_id;		/* with a reference of ours */
-	struct siwl_device *sdev;
-};
-
 struct siwl_cep {
 	struct kref ref;
 	struct list_head all;		/* in siwl_ceps */
@@ -225,11 +197,7 @@ struct siwl_cep {
 	u8 buf[SIWL_MPA_RR_MAX];
 };
 
-static struct workqueue_struct *siwl_cm_wq;
-
-static LIST_HEAD(siwl_lsocks);
-/* siwl_lsocks, each lsock's leps, pending and dead, and each lep->ls. */
-static DEFINE_MUTEX(siwl_listen_lock);
+struct workqueue_struct *siwl_cm_wq;
 
 static LIST_HEAD(siwl_ceps);
 /* siwl_ceps and the iw_cm_id.provider_data of CONNECT_REQUESTs. */
@@ -238,140 +206,6 @@ static DEFINE_SPINLOCK(siwl_ceps_lock);
 /* CEPs owning a socket; module unload waits for none to be left. */
 static atomic_t siwl_cm_live = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(siwl_cm_idle);
-
-/* ---- addresses -------------------------------------------------------- */
-
-static int siwl_addr_len(sa_family_t family)
-{
-	return family == AF_INET ? sizeof(struct sockaddr_in) :
-				   sizeof(struct sockaddr_in6);
-}
-
-static bool siwl_addr_any(const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-	if (ss->ss_family == AF_INET)
-		return s4->sin_addr.s_addr == htonl(INADDR_ANY);
-	return ipv6_addr_any(&s6->sin6_addr);
-}
-
-static __be16 siwl_addr_port(const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-	return ss->ss_family == AF_INET ? s4->sin_port : s6->sin6_port;
-}
-
-static bool siwl_addr_equal(const struct sockaddr_storage *a,
-			    const struct sockaddr_storage *b)
-{
-	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
-	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
-	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
-	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
-
-	if (a->ss_family != b->ss_family ||
-	    siwl_addr_port(a) != siwl_addr_port(b))
-		return false;
-	if (a->ss_family == AF_INET)
-		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
-	       a6->sin6_scope_id == b6->sin6_scope_id;
-}
-
-/*
- * A dual-stack listener sees IPv4 peers as ::ffff:a.b.c.d. rdma_cm looks
- * the device up by the connection's addresses and knows nothing of mapped
- * ones, so report them as the IPv4 addresses they are.
- */
-static void siwl_addr_unmap(struct sockaddr_storage *ss)
-{
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	__be32 addr;
-	__be16 port;
-
-	if (ss->ss_family != AF_INET6 || !ipv6_addr_v4mapped(&s6->sin6_addr))
-		return;
-	addr = s6->sin6_addr.s6_addr32[3];
-	port = s6->sin6_port;
-	memset(ss, 0, sizeof(*ss));
-	s4->sin_family = AF_INET;
-	s4->sin_port = port;
-	s4->sin_addr.s_addr = addr;
-}
-
-/* Is @ss one of @netdev's addresses? Under rcu_read_lock(). */
-static bool siwl_addr_on_netdev(struct net *net,
-				const struct sockaddr_storage *ss,
-				const struct net_device *netdev)
-{
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-	if (!netdev)
-		return false;
-	if (ss->ss_family == AF_INET)
-		return __ip_dev_find(net, s4->sin_addr.s_addr, false) == netdev;
-	/* strict: a global address on another device does not count */
-	return ipv6_chk_addr(net, &s6->sin6_addr, netdev, 1);
-}
-
-/* ---- sockets ---------------------------------------------------------- */
-
-/*
- * A kernel socket does not pin its network namespace, yet a TCP connection
- * lives on after sock_release() (FIN_WAIT, retransmissions) and would then
- * run its timers in a namespace that may be gone. Make ours count like a
- * user's socket: the namespace now stays until the sock itself is freed,
- * whose teardown drops exactly this reference and in-use count. Accepted
- * sockets inherit it from the listener.
- */
-static void siwl_sock_hold_net(struct sock *sk)
-{
-	struct net *net = sock_net(sk);
-
-	sk->sk_net_refcnt = 1;
-	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
-	sock_inuse_add(net, 1);
-}
-
-/*
- * iw_cm_id carries no network namespace: rdma_cm keeps it in its private
- * context. The addresses a ULP hands us were resolved against the netdev
- * behind our device, so that netdev's namespace is where they live and
- * where the sockets belong.
- */
-static int siwl_sock_create(struct siwl_device *sdev, sa_family_t family,
-			    struct socket **res)
-{
-	struct net_device *netdev = siwl_netdev_get(sdev);
-	struct net *net;
-	int rv;
-
-	if (!netdev)
-		return -ENODEV;
-	net = maybe_get_net(dev_net(netdev));
-	dev_put(netdev);
-	if (!net)
-		return -ENODEV;
-
-	rv = sock_create_kern(net, family, SOCK_STREAM, IPPROTO_TCP, res);
-	if (!rv)
-		siwl_sock_hold_net((*res)->sk);
-	put_net(net);
-	return rv;
-}
-
-static void siwl_sock_set_v6only(struct sock *sk, bool on)
-{
-	lock_sock(sk);
-	sk->sk_ipv6only = on;
-	release_sock(sk);
-}
 
 /* ---- CEP references, events, timer ------------------------------------ */
 
@@ -445,7 +279,7 @@ static bool siwl_cep_timed_out(struct siwl_cep *cep, unsigned long ev)
 
 static void siwl_cep_work(struct work_struct *work);
 
-static struct siwl_cep *siwl_cep_alloc(bool active)
+struct siwl_cep *siwl_cep_alloc(bool active)
 {
 	struct siwl_cep *cep;
 	unsigned long flags;
@@ -654,20 +488,7 @@ static void siwl_cep_go_rdma(struct siwl_cep *cep)
 	cep->state = SIWL_CEP_RDMA;
 }
 
-/* ---- listener bookkeeping --------------------------------------------- */
-
-static void siwl_lsock_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct siwl_lsock, ref));
-}
-
-static void siwl_lep_free(struct kref *ref)
-{
-	struct siwl_lep *lep = container_of(ref, struct siwl_lep, ref);
-
-	lep->cm_id->rem_ref(lep->cm_id);
-	kfree(lep);
-}
+/* ---- what a passive CEP holds of its listener ------------------------- */
 
 /* The ULP answered (or the CEP is gone): make room for another. */
 static void siwl_cep_unpend(struct siwl_cep *cep)
@@ -677,12 +498,7 @@ static void siwl_cep_unpend(struct siwl_cep *cep)
 	if (!ls)
 		return;
 	cep->ls = NULL;
-	mutex_lock(&siwl_listen_lock);
-	ls->pending--;
-	if (!ls->dead)
-		queue_work(siwl_cm_wq, &ls->accept_work);
-	mutex_unlock(&siwl_listen_lock);
-	kref_put(&ls->ref, siwl_lsock_free);
+	siwl_lsock_unpend(ls);
 }
 
 /* ---- CEP teardown and upcalls ----------------------------------------- */
@@ -702,7 +518,7 @@ static void siwl_cep_teardown(struct siwl_cep *cep, bool abort)
 	siwl_cep_unpend(cep);
 	siwl_cep_release_sock(cep, abort);
 	if (cep->lep) {
-		kref_put(&cep->lep->ref, siwl_lep_free);
+		siwl_lep_put(cep->lep);
 		cep->lep = NULL;
 	}
 	if (cep->qp) {
@@ -1017,10 +833,27 @@ static void siwl_active_connecting(struct siwl_cep *cep, unsigned long ev)
 
 /* ---- passive side ------------------------------------------------------- */
 
+void siwl_passive_start(struct siwl_cep *cep, struct socket *sock,
+			struct siwl_lep *lep, struct siwl_lsock *ls,
+			void (*orig_data_ready)(struct sock *sk))
+{
+	tcp_sock_set_nodelay(sock->sk);
+	mutex_lock(&cep->mutex);
+	cep->lep = lep;
+	cep->ls = ls;
+	siwl_cep_attach_sock(cep, sock, orig_data_ready);
+	cep->state = SIWL_CEP_AWAIT_REQUEST;
+	siwl_cep_arm(cep, SIWL_MPA_REQ_TIMEOUT);
+	mutex_unlock(&cep->mutex);
+	/* The Request may have arrived before our callbacks were in place. */
+	siwl_cep_event(cep, SIWL_EV_DATA);
+}
+
 static void siwl_passive_deliver(struct siwl_cep *cep)
 {
 	struct siwl_lep *lep = cep->lep;
 	u32 ird = SIWL_MAX_IRD, ord = SIWL_MAX_ORD;
+	struct iw_cm_id *listen_id;
 	int rv = -ENODEV;
 
 	siwl_cep_disarm(cep);
@@ -1040,15 +873,15 @@ static void siwl_passive_deliver(struct siwl_cep *cep)
 	siwl_cep_get(cep);
 	cep->iwcm_ref = true;
 	/*
-	 * Under the listen lock: once destroy_listen has returned, iw_cm
+	 * Under the listeners' lock: once destroy_listen has returned, iw_cm
 	 * must not see another CONNECT_REQUEST on that id.
 	 */
-	mutex_lock(&siwl_listen_lock);
-	if (lep->ls)
-		rv = siwl_cep_upcall(cep, lep->cm_id,
+	listen_id = siwl_lep_lock(lep);
+	if (listen_id)
+		rv = siwl_cep_upcall(cep, listen_id,
 				     IW_CM_EVENT_CONNECT_REQUEST, 0, ird, ord,
 				     true);
-	mutex_unlock(&siwl_listen_lock);
+	siwl_lep_unlock();
 	if (rv) {
 		cep->iwcm_ref = false;
 		siwl_cep_put(cep);
@@ -1060,7 +893,7 @@ static void siwl_passive_deliver(struct siwl_cep *cep)
 	}
 	/* The request is iw_cm's now; the listener may go. */
 	cep->lep = NULL;
-	kref_put(&lep->ref, siwl_lep_free);
+	siwl_lep_put(lep);
 	siwl_cep_arm(cep, SIWL_ULP_TIMEOUT);
 }
 
@@ -1301,35 +1134,17 @@ static struct siwl_qp *siwl_cm_get_qp(struct ib_device *ibdev, u32 qpn)
 	return qp;
 }
 
-int siwl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+/*
+ * Initiator: what we ask for, from the module parameters and @param, and
+ * the MPA Request that says so, built into cep->buf now: the ULP's
+ * private data is only ours during the connect call.
+ */
+static int siwl_active_build_request(struct siwl_cep *cep,
+				     const struct iw_cm_conn_param *param)
 {
-	struct sockaddr_storage *laddr = &id->m_local_addr;
-	struct sockaddr_storage *raddr = &id->m_remote_addr;
-	sa_family_t family = raddr->ss_family;
 	unsigned int rev = READ_ONCE(mpa_rev);
 	struct mpa_rr_build b = {};
-	struct socket *sock;
-	struct siwl_cep *cep;
-	struct siwl_qp *qp;
 	ssize_t len;
-	int rv;
-
-	if (family != AF_INET && family != AF_INET6)
-		return -EAFNOSUPPORT;
-	if (laddr->ss_family != AF_UNSPEC && laddr->ss_family != family)
-		return -EINVAL;
-	if (param->ird > SIWL_MAX_IRD || param->ord > SIWL_MAX_ORD)
-		return -EINVAL;
-
-	qp = siwl_cm_get_qp(id->device, param->qpn);
-	if (!qp)
-		return -EINVAL;
-	cep = siwl_cep_alloc(true);
-	if (!cep) {
-		siwl_qp_put(qp);
-		return -ENOMEM;
-	}
-	cep->qp = qp;
 
 	cep->rev = rev == MPA_REVISION_1 ? MPA_REVISION_1 : MPA_REVISION_2;
 	cep->enhanced = cep->rev == MPA_REVISION_2;
@@ -1351,28 +1166,47 @@ int siwl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	b.v2 = cep->v2;
 	b.ulp_pd = param->private_data;
 	b.ulp_pd_len = param->private_data_len;
-	/* Built now: the ULP's private data is only ours during this call. */
 	len = mpa_rr_build(cep->buf, sizeof(cep->buf), MPA_RR_REQUEST, &b);
-	if (len < 0) {
-		rv = -EINVAL;
-		goto err_free;
-	}
+	if (len < 0)
+		return -EINVAL;
 	cep->tx_len = len;
+	return 0;
+}
 
-	rv = siwl_sock_create(to_siwl_dev(id->device), family, &sock);
+/* The initiator's socket, bound if the ULP chose a local address or port. */
+static int siwl_active_sock(struct iw_cm_id *id, struct socket **res)
+{
+	struct sockaddr_storage *laddr = &id->m_local_addr;
+	struct socket *sock;
+	int rv;
+
+	rv = siwl_sock_create(to_siwl_dev(id->device),
+			      id->m_remote_addr.ss_family, &sock);
 	if (rv)
-		goto err_free;
+		return rv;
 	sock_set_reuseaddr(sock->sk);
 	tcp_sock_set_nodelay(sock->sk);
 	if (laddr->ss_family != AF_UNSPEC &&
 	    (!siwl_addr_any(laddr) || siwl_addr_port(laddr))) {
-		rv = kernel_bind(sock, (struct sockaddr *)laddr,
-				 siwl_addr_len(family));
+		rv = siwl_sock_bind(sock, laddr);
 		if (rv) {
 			sock_release(sock);
-			goto err_free;
+			return rv;
 		}
 	}
+	*res = sock;
+	return 0;
+}
+
+/*
+ * The CEP takes @sock and @id and starts the TCP handshake. Return: 0, or
+ * connect()'s error with the CEP torn down.
+ */
+static int siwl_active_start(struct siwl_cep *cep, struct iw_cm_id *id,
+			     struct socket *sock)
+{
+	struct sockaddr_storage *raddr = &id->m_remote_addr;
+	int rv;
 
 	siwl_cep_get(cep);		/* ours, for the call */
 	mutex_lock(&cep->mutex);
@@ -1384,8 +1218,7 @@ int siwl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	siwl_cep_arm(cep, SIWL_TCP_CONNECT_TIMEOUT);
 
 	/* Completion (or failure) comes back through sk_state_change. */
-	rv = kernel_connect(sock, (struct sockaddr *)raddr,
-			    siwl_addr_len(family), O_NONBLOCK);
+	rv = siwl_sock_connect(sock, raddr);
 	if (rv && rv != -EINPROGRESS) {
 		pr_debug("connect to %pISpc failed: %d\n", raddr, rv);
 		/* iw_cm takes the error; it expects no events then. */
@@ -1397,6 +1230,41 @@ int siwl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	mutex_unlock(&cep->mutex);
 	siwl_cep_put(cep);
 	return rv;
+}
+
+int siwl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct sockaddr_storage *laddr = &id->m_local_addr;
+	struct sockaddr_storage *raddr = &id->m_remote_addr;
+	sa_family_t family = raddr->ss_family;
+	struct socket *sock;
+	struct siwl_cep *cep;
+	struct siwl_qp *qp;
+	int rv;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (laddr->ss_family != AF_UNSPEC && laddr->ss_family != family)
+		return -EINVAL;
+	if (param->ird > SIWL_MAX_IRD || param->ord > SIWL_MAX_ORD)
+		return -EINVAL;
+
+	qp = siwl_cm_get_qp(id->device, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = siwl_cep_alloc(true);
+	if (!cep) {
+		siwl_qp_put(qp);
+		return -ENOMEM;
+	}
+	cep->qp = qp;
+	rv = siwl_active_build_request(cep, param);
+	if (rv)
+		goto err_free;
+	rv = siwl_active_sock(id, &sock);
+	if (rv)
+		goto err_free;
+	return siwl_active_start(cep, id, sock);
 
 err_free:
 	cep->qp = NULL;
@@ -1405,14 +1273,103 @@ err_free:
 	return rv;
 }
 
+/*
+ * Responder: what we grant, negotiated from the peer's Request and the
+ * ULP's @param into @p, and the MPA Reply that says so, built into
+ * cep->buf. Return: the Reply's length, or an error to reject with.
+ */
+static ssize_t siwl_passive_build_reply(struct siwl_cep *cep,
+					const struct iw_cm_conn_param *param,
+					struct siwl_conn_params *p)
+{
+	struct mpa_v2_params rep = {};
+	struct mpa_rr_build b = {};
+	struct iw_term term;
+	ssize_t len;
+	int rv;
+
+	p->ird = param->ird;
+	p->ord = param->ord;
+	if (cep->enhanced) {
+		/*
+		 * The data path takes any single RTR type as the first
+		 * message; the helper picks the cheapest one offered.
+		 */
+		struct mpa_v2_params local = {
+			.ird = param->ird,
+			.ord = param->ord,
+			.rtr = MPA_RTR_ALL,
+		};
+
+		rv = mpa_v2_negotiate_responder(&cep->v2, &local, &rep, &term);
+		if (rv) {
+			siwl_cep_info(cep, "no usable RTR type offered (%#x)",
+				      cep->v2.rtr);
+			return rv;
+		}
+		p->ird = rep.ird;
+		p->ord = rep.ord;
+		p->rtr = rep.p2p ? rep.rtr : 0;
+	}
+	p->crc = mpa_crc_negotiate(cep->crc,
+				   READ_ONCE(mpa_crc) != SIWL_CRC_ACCEPT);
+
+	b.rev = cep->rev;
+	b.crc = p->crc;
+	b.enhanced = cep->enhanced;
+	b.v2 = rep;
+	b.ulp_pd = param->private_data;
+	b.ulp_pd_len = param->private_data_len;
+	len = mpa_rr_build(cep->buf, sizeof(cep->buf), MPA_RR_REPLY, &b);
+	return len < 0 ? -EINVAL : len;
+}
+
+/*
+ * Sends the Reply (@len octets in cep->buf) and hands the stream to @qp,
+ * whose reference the CEP takes over. Return: 0, or an error with the
+ * connection reset and the reference dropped.
+ */
+static int siwl_passive_up(struct siwl_cep *cep, struct iw_cm_id *id,
+			   struct siwl_qp *qp, struct siwl_conn_params *p,
+			   size_t len)
+{
+	int rv;
+
+	siwl_cep_disarm(cep);
+	/* RFC 5044 section 7.1: the Reply goes out before any FPDU. */
+	rv = siwl_cep_send(cep, cep->buf, len);
+	if (rv) {
+		siwl_qp_put(qp);
+		siwl_cep_teardown(cep, true);
+		return -ECONNRESET;
+	}
+	p->sock = cep->sock;
+	p->initiator = false;
+	p->mpa_rev = cep->rev;
+	rv = siwl_qp_llp_up(qp, cep, p);
+	if (rv) {
+		/* The peer thinks it is connected: reset it. */
+		pr_debug("cep %p: QP refused RTS: %d\n", cep, rv);
+		siwl_qp_put(qp);
+		siwl_cep_teardown(cep, true);
+		return rv;
+	}
+
+	cep->qp = qp;
+	id->add_ref(id);
+	cep->cm_id = id;
+	siwl_cep_go_rdma(cep);
+	siwl_cep_upcall(cep, id, IW_CM_EVENT_ESTABLISHED, 0, p->ird, p->ord,
+			false);
+	siwl_cep_kick_rx(cep);
+	return 0;
+}
+
 int siwl_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct siwl_conn_params p = {};
-	struct mpa_v2_params rep = {};
-	struct mpa_rr_build b = {};
 	struct siwl_cep *cep;
 	struct siwl_qp *qp;
-	struct iw_term term;
 	ssize_t len;
 	int rv;
 
@@ -1446,76 +1403,13 @@ int siwl_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		rv = -EINVAL;
 		goto out_reject;
 	}
-
-	p.ird = param->ird;
-	p.ord = param->ord;
-	if (cep->enhanced) {
-		/*
-		 * The data path takes any single RTR type as the first
-		 * message; the helper picks the cheapest one offered.
-		 */
-		struct mpa_v2_params local = {
-			.ird = param->ird,
-			.ord = param->ord,
-			.rtr = MPA_RTR_ALL,
-		};
-
-		rv = mpa_v2_negotiate_responder(&cep->v2, &local, &rep, &term);
-		if (rv) {
-			siwl_cep_info(cep, "no usable RTR type offered (%#x)",
-				      cep->v2.rtr);
-			siwl_qp_put(qp);
-			goto out_reject;
-		}
-		p.ird = rep.ird;
-		p.ord = rep.ord;
-		p.rtr = rep.p2p ? rep.rtr : 0;
-	}
-	p.crc = mpa_crc_negotiate(cep->crc,
-				  READ_ONCE(mpa_crc) != SIWL_CRC_ACCEPT);
-
-	b.rev = cep->rev;
-	b.crc = p.crc;
-	b.enhanced = cep->enhanced;
-	b.v2 = rep;
-	b.ulp_pd = param->private_data;
-	b.ulp_pd_len = param->private_data_len;
-	len = mpa_rr_build(cep->buf, sizeof(cep->buf), MPA_RR_REPLY, &b);
+	len = siwl_passive_build_reply(cep, param, &p);
 	if (len < 0) {
-		rv = -EINVAL;
+		rv = len;
 		siwl_qp_put(qp);
 		goto out_reject;
 	}
-
-	siwl_cep_disarm(cep);
-	/* RFC 5044 section 7.1: the Reply goes out before any FPDU. */
-	rv = siwl_cep_send(cep, cep->buf, len);
-	if (rv) {
-		rv = -ECONNRESET;
-		siwl_qp_put(qp);
-		siwl_cep_teardown(cep, true);
-		goto out;
-	}
-	p.sock = cep->sock;
-	p.initiator = false;
-	p.mpa_rev = cep->rev;
-	rv = siwl_qp_llp_up(qp, cep, &p);
-	if (rv) {
-		/* The peer thinks it is connected: reset it. */
-		pr_debug("cep %p: QP refused RTS: %d\n", cep, rv);
-		siwl_qp_put(qp);
-		siwl_cep_teardown(cep, true);
-		goto out;
-	}
-
-	cep->qp = qp;
-	id->add_ref(id);
-	cep->cm_id = id;
-	siwl_cep_go_rdma(cep);
-	siwl_cep_upcall(cep, id, IW_CM_EVENT_ESTABLISHED, 0, p.ird, p.ord,
-			false);
-	siwl_cep_kick_rx(cep);
-	rv = 0;
+	rv = siwl_passive_up(cep, id, qp, &p, len);
 	goto out;
 
 out_reject:
@@ -1548,305 +1442,33 @@ int siwl_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 	return 0;
 }
 
-/* ---- listening ---------------------------------------------------------- */
-
-static void siwl_lsk_data_ready(struct sock *sk)
-{
-	struct siwl_lsock *ls;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	ls = sk->sk_user_data;
-	/*
-	 * Accepted sockets start as clones of the listener, callbacks and
-	 * sk_user_data included, until we install our own: ignore them.
-	 */
-	if (ls && READ_ONCE(sk->sk_state) == TCP_LISTEN)
-		queue_work(siwl_cm_wq, &ls->accept_work);
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-/*
- * The listening id whose device owns the connection's local address, as
- * rdma_cm will look for the device behind that address; the first one if
- * none does (rdma_cm then refuses it, which is its call to make).
- */
-static struct siwl_lep *siwl_lsock_pick(struct siwl_lsock *ls,
-					struct socket *sock)
-{
-	struct siwl_lep *first, *lep, *found = NULL;
-	struct sockaddr_storage local = {};
-
-	lockdep_assert_held(&siwl_listen_lock);
-	first = list_first_entry(&ls->leps, struct siwl_lep, entry);
-	if (list_is_singular(&ls->leps) ||
-	    kernel_getsockname(sock, (struct sockaddr *)&local) < 0)
-		return first;
-	siwl_addr_unmap(&local);
-
-	rcu_read_lock();
-	list_for_each_entry(lep, &ls->leps, entry) {
-		if (siwl_addr_on_netdev(sock_net(sock->sk), &local,
-					rcu_dereference(lep->sdev->netdev))) {
-			found = lep;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found ? found : first;
-}
-
-static void siwl_passive_start(struct siwl_cep *cep, struct socket *sock,
-			       void (*orig_data_ready)(struct sock *sk))
-{
-	tcp_sock_set_nodelay(sock->sk);
-	mutex_lock(&cep->mutex);
-	siwl_cep_attach_sock(cep, sock, orig_data_ready);
-	cep->state = SIWL_CEP_AWAIT_REQUEST;
-	siwl_cep_arm(cep, SIWL_MPA_REQ_TIMEOUT);
-	mutex_unlock(&cep->mutex);
-	/* The Request may have arrived before our callbacks were in place. */
-	siwl_cep_event(cep, SIWL_EV_DATA);
-}
-
-/* Return: whether a connection was taken. */
-static bool siwl_lsock_accept_one(struct siwl_lsock *ls)
-{
-	struct siwl_lep *lep;
-	struct socket *sock;
-	struct siwl_cep *cep;
-	int rv;
-
-	cep = siwl_cep_alloc(false);
-	if (!cep)
-		return false;
-
-	mutex_lock(&siwl_listen_lock);
-	/*
-	 * Past the limit, connections wait in the TCP accept queue (and
-	 * beyond it SYNs are dropped) until a pending CEP makes room.
-	 */
-	if (ls->dead || ls->pending >= ls->backlog) {
-		mutex_unlock(&siwl_listen_lock);
-		siwl_cep_put(cep);
-		return false;
-	}
-	rv = kernel_accept(ls->sock, &sock, O_NONBLOCK);
-	if (rv) {
-		mutex_unlock(&siwl_listen_lock);
-		if (rv != -EAGAIN)
-			pr_debug("accept on %pISpc: %d\n", &ls->addr, rv);
-		siwl_cep_put(cep);
-		return false;
-	}
-	lep = siwl_lsock_pick(ls, sock);
-	kref_get(&lep->ref);
-	cep->lep = lep;
-	kref_get(&ls->ref);
-	cep->ls = ls;
-	ls->pending++;
-	/* Under the lock: only a listed lep's device is sure to exist. */
-	pr_debug("cep %p: accepted on %pISpc for %s\n", cep, &ls->addr,
-		 dev_name(&lep->sdev->ibdev.dev));
-	mutex_unlock(&siwl_listen_lock);
-
-	siwl_passive_start(cep, sock, ls->saved_data_ready);
-	return true;
-}
-
-static void siwl_lsock_accept_work(struct work_struct *work)
-{
-	struct siwl_lsock *ls = container_of(work, struct siwl_lsock,
-					     accept_work);
-	int n;
-
-	for (n = 0; n < SIWL_ACCEPT_BATCH; n++)
-		if (!siwl_lsock_accept_one(ls))
-			return;
-	/* Let the CEPs we just queued run before taking more. */
-	mutex_lock(&siwl_listen_lock);
-	if (!ls->dead)
-		queue_work(siwl_cm_wq, &ls->accept_work);
-	mutex_unlock(&siwl_listen_lock);
-}
-
-static struct siwl_lsock *siwl_lsock_find(struct net *net,
-					  const struct sockaddr_storage *addr,
-					  bool afonly)
-{
-	struct siwl_lsock *ls;
-
-	lockdep_assert_held(&siwl_listen_lock);
-	list_for_each_entry(ls, &siwl_lsocks, list) {
-		if (net_eq(sock_net(ls->sock->sk), net) &&
-		    siwl_addr_equal(&ls->addr, addr) &&
-		    (addr->ss_family == AF_INET || ls->afonly == afonly))
-			return ls;
-	}
-	return NULL;
-}
-
-/* Detaches and closes the listening socket; queued connections get RST. */
-static void siwl_lsock_close(struct siwl_lsock *ls)
-{
-	struct sock *sk = ls->sock->sk;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = ls->saved_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_work_sync(&ls->accept_work);
-	sock_release(ls->sock);
-	ls->sock = NULL;
-}
-
-static struct siwl_lsock *siwl_lsock_create(struct siwl_device *sdev,
-					    const struct sockaddr_storage *addr,
-					    bool afonly, int backlog)
-{
-	struct siwl_lsock *ls;
-	struct socket *sock;
-	struct sock *sk;
-	int rv;
-
-	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
-	if (!ls)
-		return ERR_PTR(-ENOMEM);
-	kref_init(&ls->ref);
-	INIT_LIST_HEAD(&ls->leps);
-	INIT_WORK(&ls->accept_work, siwl_lsock_accept_work);
-	ls->addr = *addr;
-	ls->afonly = afonly;
-	ls->backlog = backlog;
-
-	rv = siwl_sock_create(sdev, addr->ss_family, &sock);
-	if (rv)
-		goto err_free;
-	sk = sock->sk;
-	/* Restarting a listener must not wait for TIME_WAIT to drain. */
-	sock_set_reuseaddr(sk);
-	/* Inherited by accepted sockets. */
-	tcp_sock_set_nodelay(sk);
-	if (addr->ss_family == AF_INET6)
-		siwl_sock_set_v6only(sk, afonly);
-	rv = kernel_bind(sock, (struct sockaddr *)addr,
-			 siwl_addr_len(addr->ss_family));
-	if (rv) {
-		sock_release(sock);
-		goto err_free;
-	}
-
-	write_lock_bh(&sk->sk_callback_lock);
-	ls->saved_data_ready = sk->sk_data_ready;
-	sk->sk_user_data = ls;
-	sk->sk_data_ready = siwl_lsk_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	ls->sock = sock;
-
-	rv = kernel_listen(sock, backlog);
-	if (rv) {
-		siwl_lsock_close(ls);
-		goto err_free;
-	}
-	return ls;
-
-err_free:
-	kfree(ls);
-	return ERR_PTR(rv);
-}
+/* ---- iw_cm verbs: listening ------------------------------------------- */
 
 int siwl_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct sockaddr_storage *addr = &id->m_local_addr;
-	struct siwl_device *sdev = to_siwl_dev(id->device);
-	struct net_device *netdev;
-	struct siwl_lsock *ls;
 	struct siwl_lep *lep;
-	struct net *net;
-	int rv = 0;
 
 	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
 	/* Shared by every device: an ephemeral port would not be. */
 	if (!siwl_addr_port(addr))
 		return -EINVAL;
-	backlog = max(backlog, 1);
-
-	netdev = siwl_netdev_get(sdev);
-	if (!netdev)
-		return -ENODEV;
-	net = maybe_get_net(dev_net(netdev));
-	dev_put(netdev);
-	if (!net)
-		return -ENODEV;
-
-	lep = kzalloc(sizeof(*lep), GFP_KERNEL);
-	if (!lep) {
-		put_net(net);
-		return -ENOMEM;
-	}
-	kref_init(&lep->ref);
-	lep->sdev = sdev;
-
-	mutex_lock(&siwl_listen_lock);
-	ls = siwl_lsock_find(net, addr, id->afonly);
-	if (!ls) {
-		ls = siwl_lsock_create(sdev, addr, id->afonly, backlog);
-		if (IS_ERR(ls)) {
-			rv = PTR_ERR(ls);
-			goto out;
-		}
-		list_add_tail(&ls->list, &siwl_lsocks);
-	} else if (backlog > ls->backlog &&
-		   !kernel_listen(ls->sock, backlog)) {
-		ls->backlog = backlog;
-	}
-	id->add_ref(id);
-	lep->cm_id = id;
-	lep->ls = ls;
-	list_add_tail(&lep->entry, &ls->leps);
+	lep = siwl_listen_create(id, max(backlog, 1));
+	if (IS_ERR(lep))
+		return PTR_ERR(lep);
 	id->provider_data = lep;
-	pr_debug("%s: listening on %pISpc\n", dev_name(&sdev->ibdev.dev),
-		 addr);
-out:
-	mutex_unlock(&siwl_listen_lock);
-	put_net(net);
-	if (rv) {
-		pr_debug("%s: cannot listen on %pISpc: %d\n",
-			 dev_name(&sdev->ibdev.dev), addr, rv);
-		kfree(lep);
-	}
-	return rv;
+	return 0;
 }
 
 int siwl_iw_destroy_listen(struct iw_cm_id *id)
 {
 	struct siwl_lep *lep = id->provider_data;
-	struct siwl_lsock *ls;
-	bool last;
 
 	if (!lep)
 		return -EINVAL;
-	mutex_lock(&siwl_listen_lock);
-	ls = lep->ls;
-	lep->ls = NULL;
-	list_del_init(&lep->entry);
-	last = ls && list_empty(&ls->leps);
-	if (last) {
-		ls->dead = true;
-		list_del(&ls->list);
-	}
-	mutex_unlock(&siwl_listen_lock);
+	siwl_listen_destroy(lep);
 	id->provider_data = NULL;
-
-	if (last) {
-		siwl_lsock_close(ls);
-		kref_put(&ls->ref, siwl_lsock_free);
-	}
-	/*
-	 * Connections still reading their Request keep the lep, and so the
-	 * id, until they find it no longer listening.
-	 */
-	kref_put(&lep->ref, siwl_lep_free);
 	pr_debug("%s: stopped listening\n", dev_name(&id->device->dev));
 	return 0;
 }
@@ -1867,28 +1489,11 @@ int siwl_cm_init(void)
 /* Called once every device is gone, hence every iw_cm_id of ours. */
 void siwl_cm_exit(void)
 {
-	struct siwl_lsock *ls, *tmp;
-	struct siwl_lep *lep, *ltmp;
 	struct siwl_cep *cep;
 	unsigned long flags;
 	bool found;
 
-	/* iw_cm destroys listeners with their device; be safe if not. */
-	mutex_lock(&siwl_listen_lock);
-	list_for_each_entry_safe(ls, tmp, &siwl_lsocks, list) {
-		WARN_ONCE(1, "listener on %pISpc left at unload\n", &ls->addr);
-		ls->dead = true;
-		list_del(&ls->list);
-		list_for_each_entry_safe(lep, ltmp, &ls->leps, entry) {
-			lep->ls = NULL;
-			list_del_init(&lep->entry);
-		}
-		mutex_unlock(&siwl_listen_lock);
-		siwl_lsock_close(ls);
-		kref_put(&ls->ref, siwl_lsock_free);
-		mutex_lock(&siwl_listen_lock);
-	}
-	mutex_unlock(&siwl_listen_lock);
+	siwl_listen_exit();
 
 	/* Whatever still has a socket (a Request in flight) goes now. */
 	spin_lock_irqsave(&siwl_ceps_lock, flags);
