@@ -35,11 +35,12 @@ __be16 siwl_addr_port(const struct sockaddr_storage *ss);
 bool siwl_addr_equal(const struct sockaddr_storage *a,
 		     const struct sockaddr_storage *b);
 void siwl_addr_unmap(struct sockaddr_storage *ss);
-bool siwl_addr_on_netdev(struct net *net, const struct sockaddr_storage *ss,
-			 const struct net_device *netdev);
 
-/* The network namespace of @sdev's netdev, held; NULL once it is gone. */
-struct net *siwl_dev_net_get(struct siwl_device *sdev);
+/*
+ * The network namespace of @sdev's netdev, held, and that netdev's index
+ * in it (if @ifindex); NULL once the netdev is gone.
+ */
+struct net *siwl_dev_net_get(struct siwl_device *sdev, int *ifindex);
 /* A TCP socket in that namespace, which it keeps alive. */
 int siwl_sock_create(struct siwl_device *sdev, sa_family_t family,
 		     struct socket **res);

@@ -3,13 +3,19 @@
  * siw_lite: listeners, the passive half of the iw_cm provider side below
  * the verbs (cm.c calls in for create_listen and destroy_listen).
  *
- * rdma_cm puts one iw_cm_id per device on a wildcard address, so several
- * of our devices in one netns listen on the same address and port. They
- * share one kernel listening socket (struct siwl_lsock), created with the
- * first listening id (struct siwl_lep) and closed with the last. An
- * accepted connection goes to the device that owns its local address: the
- * listener hands the new socket to cm.c (siwl_passive_start()), whose CEP
- * reads the MPA Request and reports CONNECT_REQUEST on that lep's id.
+ * rdma_cm puts one iw_cm_id per device on a wildcard address, and every
+ * RDMA device in the namespace gets one for the same address and port:
+ * ours, and any other iWARP device's (the in-tree siw, a hardware RNIC),
+ * each opening a listening socket of its own. Each of ours is bound to its
+ * device's netdev (SO_BINDTODEVICE), as siw binds its own: TCP then keeps
+ * them apart by device instead of refusing the second bind, and a
+ * listener sees only connections to addresses of its own netdev. So
+ * there is one kernel listening socket (struct siwl_lsock) per namespace,
+ * address, port and netdev, created with the first listening id (struct
+ * siwl_lep) and closed with the last; the same holds for a specific
+ * address, which only its own device serves. The listener hands an
+ * accepted socket to cm.c (siwl_passive_start()), whose CEP reads the MPA
+ * Request and reports CONNECT_REQUEST on the lep's id.
  *
  * The listening socket's data-ready callback may run in softirq context
  * and only queues the listener's accept work on the CM work queue;
@@ -30,7 +36,6 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
@@ -52,7 +57,8 @@ struct siwl_lsock {
 	struct list_head list;		/* in siwl_lsocks */
 	struct list_head leps;		/* struct siwl_lep.entry */
 	struct socket *sock;
-	struct sockaddr_storage addr;	/* as bound, the lookup key */
+	struct sockaddr_storage addr;	/* as bound, the lookup key ... */
+	int ifindex;			/* ... with its netdev's index */
 	bool afonly;
 	bool dead;			/* off siwl_lsocks: stop accepting */
 	int backlog;
@@ -137,36 +143,6 @@ static void siwl_lsk_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/*
- * The listening id whose device owns the connection's local address, as
- * rdma_cm will look for the device behind that address; the first one if
- * none does (rdma_cm then refuses it, which is its call to make).
- */
-static struct siwl_lep *siwl_lsock_pick(struct siwl_lsock *ls,
-					struct socket *sock)
-{
-	struct siwl_lep *first, *lep, *found = NULL;
-	struct sockaddr_storage local = {};
-
-	lockdep_assert_held(&siwl_listen_lock);
-	first = list_first_entry(&ls->leps, struct siwl_lep, entry);
-	if (list_is_singular(&ls->leps) ||
-	    kernel_getsockname(sock, (struct sockaddr *)&local) < 0)
-		return first;
-	siwl_addr_unmap(&local);
-
-	rcu_read_lock();
-	list_for_each_entry(lep, &ls->leps, entry) {
-		if (siwl_addr_on_netdev(sock_net(sock->sk), &local,
-					rcu_dereference(lep->sdev->netdev))) {
-			found = lep;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found ? found : first;
-}
-
 /* Return: whether a connection was taken. */
 static bool siwl_lsock_accept_one(struct siwl_lsock *ls)
 {
@@ -198,7 +174,8 @@ static bool siwl_lsock_accept_one(struct siwl_lsock *ls)
 		siwl_cep_put(cep);
 		return false;
 	}
-	lep = siwl_lsock_pick(ls, sock);
+	/* One netdev, one device: rdma_cm lists nothing else here. */
+	lep = list_first_entry(&ls->leps, struct siwl_lep, entry);
 	kref_get(&lep->ref);
 	kref_get(&ls->ref);
 	ls->pending++;
@@ -231,13 +208,14 @@ static void siwl_lsock_accept_work(struct work_struct *work)
 
 static struct siwl_lsock *siwl_lsock_find(struct net *net,
 					  const struct sockaddr_storage *addr,
-					  bool afonly)
+					  int ifindex, bool afonly)
 {
 	struct siwl_lsock *ls;
 
 	lockdep_assert_held(&siwl_listen_lock);
 	list_for_each_entry(ls, &siwl_lsocks, list) {
 		if (net_eq(sock_net(ls->sock->sk), net) &&
+		    ls->ifindex == ifindex &&
 		    siwl_addr_equal(&ls->addr, addr) &&
 		    (addr->ss_family == AF_INET || ls->afonly == afonly))
 			return ls;
@@ -261,7 +239,8 @@ static void siwl_lsock_close(struct siwl_lsock *ls)
 
 static struct siwl_lsock *siwl_lsock_create(struct siwl_device *sdev,
 					    const struct sockaddr_storage *addr,
-					    bool afonly, int backlog)
+					    int ifindex, bool afonly,
+					    int backlog)
 {
 	struct siwl_lsock *ls;
 	struct socket *sock;
@@ -275,6 +254,7 @@ static struct siwl_lsock *siwl_lsock_create(struct siwl_device *sdev,
 	INIT_LIST_HEAD(&ls->leps);
 	INIT_WORK(&ls->accept_work, siwl_lsock_accept_work);
 	ls->addr = *addr;
+	ls->ifindex = ifindex;
 	ls->afonly = afonly;
 	ls->backlog = backlog;
 
@@ -288,7 +268,9 @@ static struct siwl_lsock *siwl_lsock_create(struct siwl_device *sdev,
 	tcp_sock_set_nodelay(sk);
 	if (addr->ss_family == AF_INET6)
 		siwl_sock_set_v6only(sk, afonly);
-	rv = siwl_sock_bind(sock, addr);
+	rv = sock_bindtoindex(sk, ifindex, true);
+	if (!rv)
+		rv = siwl_sock_bind(sock, addr);
 	if (rv) {
 		sock_release(sock);
 		goto err_free;
@@ -322,9 +304,10 @@ struct siwl_lep *siwl_listen_create(struct iw_cm_id *id, int backlog)
 	struct siwl_lsock *ls;
 	struct siwl_lep *lep;
 	struct net *net;
+	int ifindex;
 	int rv = 0;
 
-	net = siwl_dev_net_get(sdev);
+	net = siwl_dev_net_get(sdev, &ifindex);
 	if (!net)
 		return ERR_PTR(-ENODEV);
 	lep = kzalloc(sizeof(*lep), GFP_KERNEL);
@@ -336,9 +319,10 @@ struct siwl_lep *siwl_listen_create(struct iw_cm_id *id, int backlog)
 	lep->sdev = sdev;
 
 	mutex_lock(&siwl_listen_lock);
-	ls = siwl_lsock_find(net, addr, id->afonly);
+	ls = siwl_lsock_find(net, addr, ifindex, id->afonly);
 	if (!ls) {
-		ls = siwl_lsock_create(sdev, addr, id->afonly, backlog);
+		ls = siwl_lsock_create(sdev, addr, ifindex, id->afonly,
+				       backlog);
 		if (IS_ERR(ls)) {
 			rv = PTR_ERR(ls);
 			goto out;

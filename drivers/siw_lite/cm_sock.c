@@ -14,11 +14,9 @@
 #include <linux/fcntl.h>
 #include <linux/in.h>
 #include <linux/in6.h>
-#include <linux/inetdevice.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/socket.h>
-#include <net/addrconf.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -91,21 +89,6 @@ void siwl_addr_unmap(struct sockaddr_storage *ss)
 	s4->sin_addr.s_addr = addr;
 }
 
-/* Is @ss one of @netdev's addresses? Under rcu_read_lock(). */
-bool siwl_addr_on_netdev(struct net *net, const struct sockaddr_storage *ss,
-			 const struct net_device *netdev)
-{
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-	if (!netdev)
-		return false;
-	if (ss->ss_family == AF_INET)
-		return __ip_dev_find(net, s4->sin_addr.s_addr, false) == netdev;
-	/* strict: a global address on another device does not count */
-	return ipv6_chk_addr(net, &s6->sin6_addr, netdev, 1);
-}
-
 /* ---- sockets ---------------------------------------------------------- */
 
 /*
@@ -114,7 +97,7 @@ bool siwl_addr_on_netdev(struct net *net, const struct sockaddr_storage *ss,
  * behind our device, so that netdev's namespace is where they live and
  * where the sockets belong.
  */
-struct net *siwl_dev_net_get(struct siwl_device *sdev)
+struct net *siwl_dev_net_get(struct siwl_device *sdev, int *ifindex)
 {
 	struct net_device *netdev = siwl_netdev_get(sdev);
 	struct net *net;
@@ -122,6 +105,8 @@ struct net *siwl_dev_net_get(struct siwl_device *sdev)
 	if (!netdev)
 		return NULL;
 	net = maybe_get_net(dev_net(netdev));
+	if (ifindex)
+		*ifindex = netdev->ifindex;
 	dev_put(netdev);
 	return net;
 }
@@ -146,7 +131,7 @@ static void siwl_sock_hold_net(struct sock *sk)
 int siwl_sock_create(struct siwl_device *sdev, sa_family_t family,
 		     struct socket **res)
 {
-	struct net *net = siwl_dev_net_get(sdev);
+	struct net *net = siwl_dev_net_get(sdev, NULL);
 	int rv;
 
 	if (!net)

@@ -17,6 +17,10 @@ DP_A=siwl-dpA
 DP_B=siwl-dpB
 DP_VA=vethA
 DP_VB=vethB
+# vethA and vethB interface indexes, each in its own namespace: distinct
+# (see dp_setup).
+DP_IDX_A=21
+DP_IDX_B=22
 DP_DA=siwlA
 DP_DB=siwlB
 DP_TYPE=${SIWL_DP_TYPE:-$SIWL_TYPE}
@@ -57,8 +61,13 @@ dp_setup() {
 
 	dp_cleanup
 	ip netns add "$DP_A" && ip netns add "$DP_B" || return 1
-	ip link add "$DP_VA" netns "$DP_A" type veth \
-		peer name "$DP_VB" netns "$DP_B" || return 1
+	# Interface indexes count per namespace, so both veths would be 2.
+	# The in-tree siw binds a wildcard listener to its netdev's index in
+	# the namespace of the process listening (Documentation/interop.rst,
+	# "Wildcard listen in the caller's namespace"): in ns A that number
+	# must not be vethA's, or siw's socket takes vethA's port.
+	ip link add "$DP_VA" index "$DP_IDX_A" netns "$DP_A" type veth \
+		peer name "$DP_VB" index "$DP_IDX_B" netns "$DP_B" || return 1
 	ip -n "$DP_A" addr add "$DP_A4/24" dev "$DP_VA" &&
 	ip -n "$DP_B" addr add "$DP_B4/24" dev "$DP_VB" &&
 	ip -n "$DP_A" addr add "$DP_A6/64" dev "$DP_VA" nodad &&
