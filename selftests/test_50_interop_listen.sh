@@ -82,10 +82,22 @@ listening() {
 	[ "$(ss -Hltn "sport = :$1" | wc -l)" -ge "$2" ]
 }
 
-# pair_ok NAME DEV: one test point on both exit codes and on the device
-# the server's connection ran on.
+# gid_of NETDEV: an iWARP device's GID as perftest prints it, which
+# starts with its netdev's MAC address ("162:72:53:...").
+gid_of() {
+	local IFS=:
+
+	# shellcheck disable=SC2046
+	set -- $(cat "/sys/class/net/$1/address")
+	printf '%02d:%02d:%02d:%02d:%02d:%02d' "0x$1" "0x$2" "0x$3" "0x$4" \
+		"0x$5" "0x$6"
+}
+
+# pair_ok NAME NETDEV DEV: one test point on both exit codes and on the
+# device the connection ran on (perftest's "Device" line names the first
+# device, whatever rdma_cm picked; the GID tells).
 pair_ok() {
-	local s c sp cp
+	local s c sp cp gid
 
 	sp=srv_$1
 	cp=cli_$1
@@ -93,11 +105,13 @@ pair_ok() {
 	s=$?
 	wait "${!cp}"
 	c=$?
+	gid=$(gid_of "$2")
 	if [ $s = 0 ] && [ $c = 0 ] &&
-	   grep -Eq "Device[[:space:]]+: $2[[:space:]]*\$" "$SIWL_TMP/$1.cli"; then
-		pass "ib_write_bw -R through $2 ($1)"
+	   grep -q "GID: $gid:" "$SIWL_TMP/$1.cli"; then
+		pass "ib_write_bw -R through $3 ($1)"
 	else
-		fail "ib_write_bw -R through $2 ($1)" "server exit $s, client exit $c" \
+		fail "ib_write_bw -R through $3 ($1)" \
+			"server exit $s, client exit $c, $3's GID $gid:..." \
 			"--- server" "$(tail -n 8 "$SIWL_TMP/$1.srv")" \
 			"--- client" "$(tail -n 8 "$SIWL_TMP/$1.cli")"
 	fi
@@ -119,8 +133,8 @@ expect_eq "port $p1: one listening socket per netdev" "$(listeners "$p1")" \
 	"d0 d1"
 client a "$p1" 192.0.2.1
 client b "$p2" 192.0.2.2
-pair_ok a siwl0
-pair_ok b siwl1
+pair_ok a d0 siwl0
+pair_ok b d1 siwl1
 
 # 2. Beside the in-tree siw.
 if ! dp_peer_load default; then
@@ -146,5 +160,5 @@ expect_no_match "no cma_listen_on_dev error in the kernel log" \
 	"$(dp_kmsg_since "interop listen cell start")" "cma_listen_on_dev"
 client c "$p3" 192.0.2.1
 client d "$p4" 192.0.2.3
-pair_ok c siwl0
-pair_ok d siwp0
+pair_ok c d0 siwl0
+pair_ok d d2 siwp0
