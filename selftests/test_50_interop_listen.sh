@@ -117,18 +117,26 @@ pair_ok() {
 	fi
 }
 
+# serve_two DESC N NAME1 PORT1 DEV1 NAME2 PORT2 DEV2: two wildcard
+# servers; one test point on both ports listening on N devices each.
+serve_two() {
+	local desc=$1 n=$2
+
+	server "$3" "$4" "$5"
+	server "$6" "$7" "$8"
+	if wait_for 20 listening "$4" "$n" && wait_for 20 listening "$7" "$n"; then
+		pass "$desc"
+	else
+		fail "$desc" "port $4: $(listeners "$4"), port $7: $(listeners "$7")" \
+			"$(tail -n 3 "$SIWL_TMP/$3.srv")" "$(tail -n 3 "$SIWL_TMP/$6.srv")"
+	fi
+}
+
 # 1. Two siw_lite devices, two wildcard servers, traffic on both at once.
 p1=$PORT
 p2=$((PORT + 1))
-server a "$p1" siwl0
-server b "$p2" siwl1
-if wait_for 20 listening "$p1" 2 && wait_for 20 listening "$p2" 2; then
-	pass "two wildcard servers listen, on both siw_lite devices each"
-else
-	fail "two wildcard servers listen, on both siw_lite devices each" \
-		"port $p1: $(listeners "$p1"), port $p2: $(listeners "$p2")" \
-		"$(tail -n 3 "$SIWL_TMP/a.srv")" "$(tail -n 3 "$SIWL_TMP/b.srv")"
-fi
+serve_two "two wildcard servers listen, on both siw_lite devices each" 2 \
+	a "$p1" siwl0 b "$p2" siwl1
 expect_eq "port $p1: one listening socket per netdev" "$(listeners "$p1")" \
 	"d0 d1"
 client a "$p1" 192.0.2.1
@@ -147,15 +155,8 @@ wait_for 10 port_state_is siwp0 "4: ACTIVE" || diag "siwp0: $(port_state siwp0)"
 p3=$((PORT + 2))
 p4=$((PORT + 3))
 kmsg "interop listen cell start"
-server c "$p3" siwl0
-server d "$p4" siwp0
-if wait_for 20 listening "$p3" 3 && wait_for 20 listening "$p4" 3; then
-	pass "wildcard rdma_listen with siw beside siw_lite (siw_lite, siw)"
-else
-	fail "wildcard rdma_listen with siw beside siw_lite (siw_lite, siw)" \
-		"port $p3: $(listeners "$p3"), port $p4: $(listeners "$p4")" \
-		"$(tail -n 3 "$SIWL_TMP/c.srv")" "$(tail -n 3 "$SIWL_TMP/d.srv")"
-fi
+serve_two "wildcard rdma_listen with siw beside siw_lite (siw_lite, siw)" 3 \
+	c "$p3" siwl0 d "$p4" siwp0
 expect_no_match "no cma_listen_on_dev error in the kernel log" \
 	"$(dp_kmsg_since "interop listen cell start")" "cma_listen_on_dev"
 client c "$p3" 192.0.2.1
