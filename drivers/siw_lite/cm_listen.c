@@ -51,7 +51,7 @@
 /* Connections taken per run of a listener's work before yielding. */
 #define SIWL_ACCEPT_BATCH		16
 
-/* One kernel listening socket, shared by every iw_cm_id on its address. */
+/* One kernel listening socket: its device's iw_cm_ids on one address. */
 struct siwl_lsock {
 	struct kref ref;		/* siwl_lsocks entry, pending CEPs */
 	struct list_head list;		/* in siwl_lsocks */
