@@ -20,6 +20,7 @@
 #include "cm.h"
 #include "mem.h"
 #include "qp.h"
+#include "qp_engine.h"
 #include "siw_lite.h"
 #include "tune.h"
 #include "zcopy.h"

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * siw_lite: queue pairs. Verbs, the iWARP QP state machine (RFC 5040
- * section 6, RDMAC verbs), the device QP table, work request posting,
- * flushing, and the glue the connection manager and iw_cm call.
+ * siw_lite: queue pairs. Verbs (create, destroy, modify, query, post),
+ * the iWARP QP state machine as the verbs drive it (RFC 5040 section 6,
+ * RDMAC verbs), the device QP table, and the glue the connection manager
+ * and iw_cm call.
+ *
+ * Layer: verbs, below the connection manager and above the data path
+ * (tx.c, rx.c) and the QP engine (qp_engine.c), which owns error states,
+ * completions and flushing.
  *
  * Locking and the contexts everything runs in: Documentation/siw_lite.rst,
  * "Locking and contexts" (lock order: modify_mutex, tx_mutex, rx_lock,
@@ -21,40 +26,12 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "qp_engine.h"
 #include "qp_uring.h"
 #include "rx.h"
 #include "srq.h"
 #include "tx.h"
 #include "zcopy.h"
-
-struct workqueue_struct *siwl_qp_wq;
-
-/* How long a QP may stay in TERMINATE trying to send the Terminate. */
-#define SIWL_TERM_TIMEOUT	(5 * HZ)
-
-int siwl_qp_init_module(void)
-{
-	/* ORQ and IRQ positions run freely, like the SQ's (see create). */
-	BUILD_BUG_ON_NOT_POWER_OF_2(SIWL_MAX_ORD);
-	BUILD_BUG_ON_NOT_POWER_OF_2(SIWL_MAX_IRD);
-	BUILD_BUG_ON_NOT_POWER_OF_2(SIWL_MAX_QP_WR);
-
-	/*
-	 * Not ordered: modify_qp() may wait for a QP's work while another
-	 * QP's work runs. MEM_RECLAIM because block ULPs (nvme-rdma) depend
-	 * on transmit progress to free memory. Per-CPU and high priority:
-	 * work queued from RX (Read Responses, kernel ULP posts) runs on the
-	 * CPU that queued it and preempts a busy-polling consumer there at
-	 * once, where an ordinary worker would wait for the next tick.
-	 */
-	siwl_qp_wq = alloc_workqueue("siwl_qp", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
-	return siwl_qp_wq ? 0 : -ENOMEM;
-}
-
-void siwl_qp_exit_module(void)
-{
-	destroy_workqueue(siwl_qp_wq);
-}
 
 void siwl_qp_table_init(struct siwl_device *sdev)
 {
@@ -145,265 +122,6 @@ struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn)
 	mine = !qp->owner || qp->owner == task_tgid(current);
 	siwl_qp_put(qp);
 	return mine ? &qp->base : NULL;
-}
-
-/* ---- completions and state --------------------------------------------- */
-
-void siwl_qp_kick(struct siwl_qp *qp)
-{
-	queue_work(siwl_qp_wq, &qp->tx_work);
-}
-
-/* Queues @work on the next CPU after this one, to run beside us. */
-void siwl_queue_elsewhere(struct work_struct *work)
-{
-	int cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
-
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	/* A CPU going offline meanwhile only means another one runs it. */
-	queue_work_on(cpu, siwl_qp_wq, work);
-}
-
-static enum ib_wc_opcode siwl_wc_opcode(u32 wr_opcode)
-{
-	switch (wr_opcode) {
-	case IB_WR_RDMA_WRITE:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		return IB_WC_RDMA_READ;
-	case IB_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
-static void siwl_sq_push(struct siwl_qp *qp, const struct siwl_sqe *sqe)
-{
-	struct siwl_cqe cqe = {
-		.wr_id = sqe->wr_id,
-		.opcode = siwl_wc_opcode(sqe->opcode),
-		.status = sqe->status,
-		.byte_len = sqe->total_len,
-		.qp = &qp->base,
-	};
-
-	lockdep_assert_held(&qp->lock);
-	/* A lost completion breaks the consumer's accounting: stop the QP. */
-	if (siwl_cq_push(to_siwl_cq(qp->base.send_cq), &cqe, false) == -ENOSPC)
-		siwl_qp_error_locked(qp, true);
-}
-
-/*
- * Completes finished send WQEs from the oldest on, stopping at the first
- * unfinished one, so that completions appear in the order the WRs were
- * posted (a Send behind an outstanding Read waits for the Read). Errors
- * are reported whether signalled or not.
- */
-void siwl_qp_reap_locked(struct siwl_qp *qp)
-{
-	struct siwl_sqe *sqe;
-
-	lockdep_assert_held(&qp->lock);
-	while (qp->sq_tail != qp->sq_head) {
-		sqe = siwl_sq_slot(qp, qp->sq_tail);
-		if (!(sqe->flags & SIWL_WQE_DONE))
-			break;
-		qp->sq_tail++;
-		/*
-		 * A ring slot is free again before its completion can be
-		 * seen: a consumer that reposts on a completion must find
-		 * room. Our own copy of the WQE stays valid under the lock.
-		 */
-		if (qp->usq.hdr)
-			siwl_usq_publish_locked(qp);
-		if ((sqe->flags & SIWL_WQE_SIGNALED) ||
-		    sqe->status != IB_WC_SUCCESS)
-			siwl_sq_push(qp, sqe);
-		sqe->flags = 0;
-	}
-}
-
-static void siwl_rq_push(struct siwl_qp *qp, const struct siwl_rqe *rqe,
-			 enum ib_wc_status status)
-{
-	struct siwl_cqe cqe = {
-		.wr_id = rqe->wr_id,
-		.opcode = IB_WC_RECV,
-		.status = status,
-		.qp = &qp->base,
-	};
-
-	lockdep_assert_held(&qp->rq_lock);
-	siwl_cq_push(to_siwl_cq(qp->base.recv_cq), &cqe, false);
-}
-
-/*
- * Moves the QP to ERROR. The work item flushes the queues (it is the only
- * context that may, see siwl_qp_flush()) and, if @abortive and still
- * connected, asks the connection manager for a reset.
- */
-void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive)
-{
-	lockdep_assert_held(&qp->lock);
-	if (qp->state == SIWL_QPS_ERROR)
-		return;
-	qp->state = SIWL_QPS_ERROR;
-	if (abortive && qp->cep) {
-		qp->close_pending = true;
-		qp->close_abortive = true;
-	}
-	siwl_qp_kick(qp);
-}
-
-/*
- * An error the peer must hear about (RFC 5040 section 5.4.4 via 4.8): the
- * QP goes to TERMINATE, the work item sends the Terminate built from @term
- * and the echoed headers, then moves to ERROR, raises IB_EVENT_QP_FATAL and
- * closes the connection: a FIN after the Terminate, a reset if the peer
- * lingers. Only the first error is reported.
- */
-void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
-			 const void *bad, u32 bad_len, u16 bad_seg_len)
-{
-	lockdep_assert_held(&qp->lock);
-	if (qp->state != SIWL_QPS_RTS && qp->state != SIWL_QPS_CLOSING) {
-		if (qp->state != SIWL_QPS_ERROR)
-			qp->event_pending = true;
-		siwl_qp_error_locked(qp, true);
-		return;
-	}
-	qp->term.term = *term;
-	qp->term.bad_seg_len = bad_seg_len;
-	qp->term.bad_len = 0;
-	if (bad && bad_len) {
-		qp->term.bad_len = min_t(u32, bad_len, sizeof(qp->term.bad));
-		memcpy(qp->term.bad, bad, qp->term.bad_len);
-	}
-	qp->term_valid = true;
-	qp->event_pending = true;
-	qp->state = SIWL_QPS_TERMINATE;
-	siwl_qp_kick(qp);
-	queue_delayed_work(siwl_qp_wq, &qp->term_work, SIWL_TERM_TIMEOUT);
-}
-
-/*
- * A peer that stopped reading keeps our Terminate in the send buffer and
- * the QP in TERMINATE for ever: after a while, give up on telling it and
- * reset the connection.
- */
-static void siwl_qp_term_work(struct work_struct *work)
-{
-	struct siwl_qp *qp = container_of(to_delayed_work(work),
-					  struct siwl_qp, term_work);
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state == SIWL_QPS_TERMINATE) {
-		pr_info_ratelimited("qp %u: Terminate not sent within %u s: reset\n",
-				    qp->base.qp_num, SIWL_TERM_TIMEOUT / HZ);
-		siwl_qp_error_locked(qp, true);
-	}
-	spin_unlock_irqrestore(&qp->lock, flags);
-}
-
-/*
- * Completes every outstanding WR with IB_WC_WR_FLUSH_ERR (or drops them
- * silently when the QP is being destroyed). Called by the work item only,
- * so nothing is still being transmitted from these WQEs, and under rx_lock,
- * so nothing is still being placed into their buffers.
- */
-void siwl_qp_flush(struct siwl_qp *qp)
-{
-	struct siwl_sqe *sqe;
-	unsigned long flags;
-	bool discard;
-	u32 pos;
-
-	spin_lock_bh(&qp->rx_lock);
-
-	spin_lock_irqsave(&qp->lock, flags);
-	discard = qp->discard;
-	if (qp->usq.hdr) {
-		/* Whatever was posted so far, once; later posts ring. */
-		siwl_usq_fetch_locked(qp);
-		WRITE_ONCE(qp->usq.hdr->flags, SIW_LITE_SQ_DOORBELL);
-	}
-	for (pos = qp->sq_tail; pos != qp->sq_head; pos++) {
-		sqe = siwl_sq_slot(qp, pos);
-		if (!(sqe->flags & SIWL_WQE_DONE)) {
-			sqe->status = IB_WC_WR_FLUSH_ERR;
-			sqe->flags |= SIWL_WQE_DONE;
-		}
-	}
-	qp->sq_next = qp->sq_head;
-	qp->orq_count = 0;
-	qp->irq_count = 0;
-	if (discard) {
-		qp->sq_tail = qp->sq_head;
-		if (qp->usq.hdr)
-			siwl_usq_publish_locked(qp);
-	} else {
-		siwl_qp_reap_locked(qp);
-	}
-	qp->tx.kind = SIWL_TX_NONE;
-	qp->tx.fpdu_len = 0;
-	qp->tx.fpdu_sent = 0;
-	qp->tx.irq_more = 0;
-	spin_unlock_irqrestore(&qp->lock, flags);
-
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	if (qp->rx_rqe_valid && !discard)
-		siwl_rq_push(qp, &qp->rx_rqe, IB_WC_WR_FLUSH_ERR);
-	qp->rx_rqe_valid = false;
-	if (qp->urq.hdr) {
-		siwl_urq_flush_locked(qp, discard);
-	} else {
-		for (; qp->rq_tail != qp->rq_head; qp->rq_tail++)
-			if (!discard)
-				siwl_rq_push(qp,
-					     &qp->rq[qp->rq_tail % qp->rq_size],
-					     IB_WC_WR_FLUSH_ERR);
-	}
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-
-	qp->rx.send_active = false;
-	spin_unlock_bh(&qp->rx_lock);
-}
-
-/*
- * Runs the work item now and waits for it: queues are flushed on return.
- * In ERROR the work requeues itself until a user's send ring is empty
- * (siwl_usq_fetch_locked() takes a batch per run): wait for every run.
- */
-static void siwl_qp_sync(struct siwl_qp *qp)
-{
-	siwl_qp_kick(qp);
-	if (current_work() == &qp->tx_work)
-		return;
-	while (flush_work(&qp->tx_work))
-		;
-}
-
-/*
- * The consumer's event handler runs from its own work item, not from
- * tx_work: a handler may call ib_modify_qp(), which waits for tx_work.
- */
-static void siwl_qp_event_work(struct work_struct *work)
-{
-	struct siwl_qp *qp = container_of(work, struct siwl_qp, event_work);
-	struct ib_event ev = {
-		.device = qp->base.device,
-		.element.qp = &qp->base,
-		.event = IB_EVENT_QP_FATAL,
-	};
-
-	if (!READ_ONCE(qp->discard) && qp->base.event_handler)
-		qp->base.event_handler(&ev, qp->base.qp_context);
 }
 
 /* ---- verbs: create / destroy ------------------------------------------- */
@@ -657,14 +375,6 @@ static void siwl_qp_reset_queues(struct siwl_qp *qp)
 	siwl_uring_reset(qp);
 }
 
-const struct iw_term siwl_term_local = {
-	.valid = 1,
-	.layer = IW_TERM_LAYER_RDMAP,
-	.etype = RDMAP_ETYPE_LOCAL_CATASTROPHIC,
-	.ecode = 0,
-	.hdrct = 0,
-};
-
 /*
  * Applies a state change; returns what the caller has to do once the lock
  * is dropped. RESET/INIT/RTR only move within IDLE; RTS is reached through
@@ -873,22 +583,6 @@ int siwl_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 #define SIWL_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | \
 			 IB_SEND_FENCE | IB_SEND_INLINE)
-
-/* Copies @num_sge (bounds-checked) SGEs; returns their byte count. */
-static u64 siwl_copy_sges(struct siwl_sge *dst, const struct ib_sge *src,
-			  int num_sge)
-{
-	u64 sum = 0;
-	int i;
-
-	for (i = 0; i < num_sge; i++) {
-		dst[i].addr = src[i].addr;
-		dst[i].length = src[i].length;
-		dst[i].lkey = src[i].lkey;
-		sum += src[i].length;
-	}
-	return sum;
-}
 
 /*
  * Inline data is copied now, so the consumer may reuse the buffer as soon
@@ -1105,24 +799,6 @@ int siwl_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			siwl_qp_tx_direct(qp);
 	}
 	return rv;
-}
-
-/* Checks and copies a receive WR; shared with the kernel SRQ. */
-int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
-		   struct siwl_rqe *rqe)
-{
-	u64 len;
-
-	if (wr->num_sge < 0 || siwl_rqe_check(max_sge, wr->num_sge) ||
-	    (wr->num_sge && !wr->sg_list))
-		return -EINVAL;
-	len = siwl_copy_sges(rqe->sge, wr->sg_list, wr->num_sge);
-	if (siwl_rqe_check_len(len))
-		return -EINVAL;
-	rqe->wr_id = wr->wr_id;
-	rqe->num_sge = wr->num_sge;
-	rqe->total_len = len;
-	return 0;
 }
 
 int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * siw_lite: queue pairs, their state and completion engine, and the data
- * path entry points the connection manager calls.
+ * siw_lite: queue pairs: the QP itself, its verbs (qp.c) and the entry
+ * points the connection manager calls. The engine below the verbs and
+ * the data path is declared in qp_engine.h.
  */
 #ifndef SIWL_QP_H
 #define SIWL_QP_H
@@ -227,9 +228,6 @@ int siwl_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int siwl_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
-/* Checks and copies a receive WR (ib_post_recv, ib_post_srq_recv). */
-int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
-		   struct siwl_rqe *rqe);
 void siwl_iw_add_ref(struct ib_qp *qp);
 void siwl_iw_rem_ref(struct ib_qp *qp);
 struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn);
@@ -237,29 +235,5 @@ struct ib_qp *siwl_iw_get_qp(struct ib_device *ibdev, int qpn);
 /* Device QP table (qpn -> QP) set-up and teardown. */
 void siwl_qp_table_init(struct siwl_device *sdev);
 void siwl_qp_table_fini(struct siwl_device *sdev);
-
-/* Module-wide work queue for QP transmit/flush work (module init/exit). */
-int siwl_qp_init_module(void);
-void siwl_qp_exit_module(void);
-
-/*
- * The QP engine: what the data path (tx.c, rx.c, zcopy.c, qp_uring.c)
- * calls back into.
- */
-extern struct workqueue_struct *siwl_qp_wq;
-extern const struct iw_term siwl_term_local;
-
-static inline struct siwl_sqe *siwl_sq_slot(struct siwl_qp *qp, u32 pos)
-{
-	return &qp->sq[pos % qp->sq_size];
-}
-
-void siwl_qp_kick(struct siwl_qp *qp);
-void siwl_queue_elsewhere(struct work_struct *work);
-void siwl_qp_reap_locked(struct siwl_qp *qp);
-void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
-			 const void *bad, u32 bad_len, u16 bad_seg_len);
-void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive);
-void siwl_qp_flush(struct siwl_qp *qp);
 
 #endif /* SIWL_QP_H */

@@ -37,7 +37,7 @@
 #include "mem.h"
 #include "mpa_wire.h"
 #include "qp.h"
-#include "qp_uring.h"
+#include "qp_engine.h"
 #include "rx.h"
 #include "srq.h"
 #include "tune.h"

@@ -13,7 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "qp.h"
-#include "qp_uring.h"
+#include "qp_engine.h"
 #include "siw_lite.h"
 #include "srq.h"
 

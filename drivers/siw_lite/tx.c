@@ -41,7 +41,7 @@
 #include "mem.h"
 #include "mpa_wire.h"
 #include "qp.h"
-#include "qp_uring.h"
+#include "qp_engine.h"
 #include "tune.h"
 #include "tx.h"
 #include "zcopy.h"

@@ -33,6 +33,7 @@
 
 #include "compat.h"
 #include "qp.h"
+#include "qp_engine.h"
 #include "zcopy.h"
 
 struct siwl_zc {
