@@ -63,6 +63,7 @@
 #include "cm_internal.h"
 #include "mpa_wire.h"
 #include "qp.h"
+#include "qp_engine.h"
 #include "rx.h"
 #include "siw_lite.h"
 
@@ -1475,8 +1476,16 @@ int siwl_iw_destroy_listen(struct iw_cm_id *id)
 
 /* ---- module init/exit ----------------------------------------------------- */
 
+/* What the QP calls to close its connection and to hold its CEP. */
+static const struct siwl_llp_ops siwl_cm_llp_ops = {
+	.close = siwl_cm_close,
+	.get = siwl_cep_get,
+	.put = siwl_cep_put,
+};
+
 int siwl_cm_init(void)
 {
+	siwl_llp_register(&siwl_cm_llp_ops);
 	/*
 	 * Ordered: CM steps are short and never block, and one at a time
 	 * keeps a connection's events in order. Reclaim-safe because

@@ -19,8 +19,10 @@ int siwl_iw_create_listen(struct iw_cm_id *id, int backlog);
 int siwl_iw_destroy_listen(struct iw_cm_id *id);
 
 /*
- * Calls from the data path (qp.c/tx.c/rx.c) into the connection manager.
- * Both may be called from any context; the CEP defers to its work queue.
+ * What the QP (qp.c, tx.c) asks of the connection manager. It does not
+ * call these directly: siwl_cm_init() registers them as the engine's
+ * siwl_llp_ops (qp_engine.h), which the QP calls. Both may be called from
+ * any context; the CEP defers to its work queue.
  *
  * siwl_cm_close: the QP wants the connection closed. @abortive: reset
  * (after a Terminate was sent, or IB_QPS_ERR); otherwise a graceful close

@@ -22,7 +22,6 @@
 #include <rdma/uverbs_ioctl.h>
 #include <net/tcp.h>
 
-#include "cm.h"
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
@@ -304,8 +303,8 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	siwl_qp_sync(qp);
 	if (cep) {
-		siwl_cm_close(cep, true);
-		siwl_cep_put(cep);
+		siwl_llp_close(cep, true);
+		siwl_llp_cep_put(cep);
 	}
 	mutex_unlock(&qp->modify_mutex);
 
@@ -921,7 +920,7 @@ static void siwl_qp_tx_reset_locked(struct siwl_tx *tx)
 static void siwl_qp_bind_locked(struct siwl_qp *qp, struct siwl_cep *cep,
 				const struct siwl_conn_params *p, u8 rtr)
 {
-	siwl_cep_get(cep);
+	siwl_llp_cep_get(cep);
 	qp->cep = cep;
 	qp->sock = p->sock;
 	qp->crc = p->crc;
@@ -1036,5 +1035,5 @@ void siwl_qp_llp_down(struct siwl_qp *qp)
 	qp->sock = NULL;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (cep)
-		siwl_cep_put(cep);
+		siwl_llp_cep_put(cep);
 }

@@ -116,7 +116,7 @@ struct siwl_qp {
 	u64 db_ns;
 	u32 db_rx_segs;
 	u8 tx_rtr;			/* initiator: RTR type still to send */
-	bool close_pending;		/* worker: call siwl_cm_close() */
+	bool close_pending;		/* worker: call siwl_llp_close() */
 	bool close_abortive;
 	u8 close_level;			/* 0, or 1/2: graceful/abortive asked */
 	bool event_pending;		/* worker: raise IB_EVENT_QP_FATAL */

@@ -55,6 +55,36 @@ void siwl_qp_exit_module(void)
 	destroy_workqueue(siwl_qp_wq);
 }
 
+/* ---- the connection manager, as registered ----------------------------- */
+
+/*
+ * Set once at module init, before the first device (hence the first QP)
+ * exists, and never changed: read without a lock.
+ */
+static const struct siwl_llp_ops *siwl_llp_ops;
+
+void siwl_llp_register(const struct siwl_llp_ops *ops)
+{
+	siwl_llp_ops = ops;
+}
+
+void siwl_llp_close(struct siwl_cep *cep, bool abortive)
+{
+	siwl_llp_ops->close(cep, abortive);
+}
+
+void siwl_llp_cep_get(struct siwl_cep *cep)
+{
+	siwl_llp_ops->get(cep);
+}
+
+void siwl_llp_cep_put(struct siwl_cep *cep)
+{
+	siwl_llp_ops->put(cep);
+}
+
+/* ---- completions and state --------------------------------------------- */
+
 /* A local error with no segment to blame: RDMAP, local catastrophic. */
 const struct iw_term siwl_term_local = {
 	.valid = 1,
@@ -63,8 +93,6 @@ const struct iw_term siwl_term_local = {
 	.ecode = 0,
 	.hdrct = 0,
 };
-
-/* ---- completions and state --------------------------------------------- */
 
 void siwl_qp_kick(struct siwl_qp *qp)
 {

@@ -19,6 +19,28 @@
 #include "qp.h"
 #include "wqe.h"
 
+struct siwl_cep;
+
+/*
+ * The connection manager as the QP sees it: closing the connection of a
+ * CEP and the references a QP holds on its CEP while bound to it (one
+ * taken in siwl_qp_llp_up(), dropped once the QP is done with the CEP).
+ * cm.c registers its implementation once, in siwl_cm_init(), before any
+ * QP can be bound; the QP code calls it only through siwl_llp_close(),
+ * siwl_llp_cep_get() and siwl_llp_cep_put(), so that nothing below the
+ * connection manager calls up into it. Semantics: cm.h.
+ */
+struct siwl_llp_ops {
+	void (*close)(struct siwl_cep *cep, bool abortive);
+	void (*get)(struct siwl_cep *cep);
+	void (*put)(struct siwl_cep *cep);
+};
+
+void siwl_llp_register(const struct siwl_llp_ops *ops);
+void siwl_llp_close(struct siwl_cep *cep, bool abortive);
+void siwl_llp_cep_get(struct siwl_cep *cep);
+void siwl_llp_cep_put(struct siwl_cep *cep);
+
 /* Module-wide work queue for QP transmit/flush work (module init/exit). */
 int siwl_qp_init_module(void);
 void siwl_qp_exit_module(void);

@@ -36,7 +36,6 @@
 #include <linux/uio.h>
 #include <net/tcp.h>
 
-#include "cm.h"
 #include "compat.h"
 #include "mem.h"
 #include "mpa_wire.h"
@@ -1200,7 +1199,7 @@ static void siwl_tx_deferred(struct siwl_qp *qp)
 		if (level > qp->close_level && qp->cep) {
 			qp->close_level = level;
 			cep = qp->cep;
-			siwl_cep_get(cep);
+			siwl_llp_cep_get(cep);
 		}
 		qp->close_pending = false;
 		qp->close_abortive = false;
@@ -1210,8 +1209,8 @@ static void siwl_tx_deferred(struct siwl_qp *qp)
 	if (event)
 		queue_work(siwl_qp_wq, &qp->event_work);
 	if (cep) {
-		siwl_cm_close(cep, abortive);
-		siwl_cep_put(cep);
+		siwl_llp_close(cep, abortive);
+		siwl_llp_cep_put(cep);
 	}
 }
 
