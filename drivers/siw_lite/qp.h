@@ -80,7 +80,8 @@ struct siwl_irqe {
 };
 
 /*
- * The QP. Fields beyond @base are the data path's (qp.c, tx.c, rx.c).
+ * The QP. Fields beyond @base are the engine's and the data path's
+ * (qp.c, qp_engine.c, tx.c, rx.c).
  * Locking: Documentation/siw_lite.rst, "Locking and contexts".
  */
 struct siwl_qp {
@@ -174,7 +175,7 @@ struct siwl_qp {
 	struct mutex tx_mutex;
 	struct work_struct tx_work;
 	struct work_struct rx_work;	/* RX moved off the softirq (rx_defer) */
-	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp.c. */
+	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp_engine.c. */
 	struct work_struct event_work;
 	/* Ends a TERMINATE whose Terminate cannot leave (peer not reading). */
 	struct delayed_work term_work;

@@ -12,10 +12,10 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "qp.h"
 #include "qp_engine.h"
 #include "siw_lite.h"
 #include "srq.h"
+#include "uring.h"
 
 /* Ring position @pos (less than twice the capacity) to a slot. */
 static u32 siwl_srq_slot(const struct siwl_srq *srq, u32 pos)
