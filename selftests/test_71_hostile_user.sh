@@ -110,7 +110,7 @@ T=${SIWL_HU_TIMEOUT:-10}
 
 # ---------------------------------------------------------- local cases
 # sq_flood fills a whole send ring in one post: the kernel must copy it
-# out in batches of SIWL_USQ_BATCH (drivers/siw_lite/qp_uring.h) WQEs,
+# out in batches of SIWL_USQ_BATCH (drivers/siw_lite/qp_engine.h) WQEs,
 # each under one hold of the QP's irqsave lock.  A kprobe sees the calls
 # from other files (the flush, one batch per run of the work item), not
 # the copy the compiler inlines into the doorbell, which takes the first
