@@ -69,9 +69,25 @@ void siwl_qp_sync(struct siwl_qp *qp);
 void siwl_qp_event_work(struct work_struct *work);
 void siwl_qp_term_work(struct work_struct *work);
 
-/* Copies @num_sge (bounds-checked) SGEs; returns their byte count. */
-u64 siwl_copy_sges(struct siwl_sge *dst, const struct ib_sge *src,
-		   int num_sge);
+/*
+ * Copies @num_sge (bounds-checked) SGEs; returns their byte count. Inline:
+ * ib_post_send() copies every WR's SGEs with it.
+ */
+static inline u64 siwl_copy_sges(struct siwl_sge *dst,
+				 const struct ib_sge *src, int num_sge)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = src[i].addr;
+		dst[i].length = src[i].length;
+		dst[i].lkey = src[i].lkey;
+		sum += src[i].length;
+	}
+	return sum;
+}
+
 /* Checks and copies a receive WR (ib_post_recv, ib_post_srq_recv). */
 int siwl_build_rqe(u32 max_sge, const struct ib_recv_wr *wr,
 		   struct siwl_rqe *rqe);
