@@ -13,7 +13,6 @@
  * "Locking and contexts" (lock order: modify_mutex, tx_mutex, rx_lock,
  * lock, rq_lock, then the CQ, SRQ and MR locks).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/log2.h>
 #include <linux/slab.h>
