@@ -10,7 +10,9 @@
 # 3. make check, when the top Makefile has that target
 # 4. the Debian packages (scripts/package.sh: dpkg-buildpackage, lintian)
 #    for test_90_packages, and the Debian 13 root it also runs on
-#    (scripts/trixie-root.sh, cached)
+#    (scripts/trixie-root.sh, cached); the module compiled once on the
+#    host as DKMS will in those guests, into the compiler cache they read
+#    (scripts/dkms-ccache.sh)
 # 5. for every kernel tested (the newest of each installed series: 6.12
 #    and 6.1), siw_lite.ko built for it with W=1 and sparse, which must
 #    print no warning, and its in-tree siw interop peers
@@ -189,6 +191,10 @@ if [ "$packages" = 1 ]; then
 	step packages "Debian packages (scripts/package.sh, lintian)" build_debs
 	step trixie-root "Debian 13 root file system (scripts/trixie-root.sh)" \
 		bash scripts/trixie-root.sh build
+	troot=$(bash scripts/trixie-root.sh path 2>/dev/null) || troot=""
+	[ -s "$debs/built-from" ] &&
+		step dkms-ccache "the guests' DKMS compile, cached (scripts/dkms-ccache.sh)" \
+			bash scripts/dkms-ccache.sh "$debs" "$troot"
 fi
 
 # module_for KVER: siw_lite.ko for KVER, from a copy of the sources in the

@@ -19,11 +19,12 @@ set -euo pipefail
 root=${SIW_LITE_TRIXIE_ROOT:-/var/cache/siw_lite/trixie-root}
 
 # A user's machine running siw_lite: kernel and headers for DKMS, the RDMA
-# userspace, and what the tests themselves call (git, strings, dmesg, ...).
+# userspace, and what the tests themselves call (git, strings, dmesg, ...;
+# ccache reads the cache of scripts/dkms-ccache.sh in test_90's DKMS build).
 pkgs=(linux-image-amd64 linux-headers-amd64 dkms
       rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
       iproute2 kmod udev procps psmisc util-linux file git binutils
-      ca-certificates)
+      ca-certificates ccache)
 # The root's layout (the hook below) is part of what the stamp records.
 layout=1
 stamp="trixie layout $layout ${pkgs[*]}"

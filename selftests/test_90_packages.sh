@@ -20,7 +20,8 @@
 # covers it (SIW_LITE_SKIP_PACKAGES: apt's DKMS build takes minutes under
 # TCG); it fails if the system has no dkms.  It runs last: it changes the
 # guest's (throw-away) system.
-# DKMS builds for every kernel with headers, about 280 s each under TCG.
+# DKMS builds for every kernel with headers, about 280 s each under TCG
+# unless the compiler cache below has the objects.
 # The Debian 12 guest sees both 6.1's and 6.12's (the host's /lib/modules):
 # the kernels the guest does not run are hidden from DKMS there, since the
 # Debian 13 guest tests a 6.12 build (SIW_LITE_DKMS_ALL_KERNELS=1 builds
@@ -102,12 +103,33 @@ if [ ! -e /var/lib/dkms/mok.key ] && [ -s "$mok/mok.key" ]; then
 	mkdir -p /var/lib/dkms && cp "$mok/mok.key" "$mok/mok.pub" /var/lib/dkms/
 fi
 
+# DKMS's compile is 270 s of TCG: the test command compiled the module
+# as DKMS will here, into a compiler cache that this system's ccache
+# reads (scripts/dkms-ccache.sh).  An object comes from it only for the
+# same compiler, flags and preprocessed source; the rest compiles here.
+ccdir=/var/cache/siw_lite/ccache/debian-$(cut -d. -f1 /etc/debian_version)
+cclog=""
+if [ -d "$ccdir" ] && [ -d /usr/lib/ccache ]; then
+	cclog=$(mktemp)
+	export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$ccdir CCACHE_READONLY=1 \
+		CCACHE_NOHASHDIR=1 CCACHE_TEMPDIR=/tmp/siwl-ccache \
+		CCACHE_LOGFILE=$cclog
+fi
+
 # Its dependencies are installed already: apt fetches nothing.
 export DEBIAN_FRONTEND=noninteractive
 start=$(date +%s)
 check "apt-get install siw-lite-dkms and libsiw-lite-rdmav34 ($ver)" \
 	apt-get install -y -q "$dkms_deb" "$prov_deb"
 diag "install and DKMS build: $(($(date +%s) - start)) s"
+if [ -n "$cclog" ]; then
+	diag "compiler cache $ccdir: $(grep -c 'Result: .*cache_hit' "$cclog")" \
+		"objects from it, $(grep -c 'Result: cache_miss' "$cclog") compiled"
+	unset CCACHE_DIR CCACHE_READONLY CCACHE_NOHASHDIR CCACHE_TEMPDIR \
+		CCACHE_LOGFILE
+	PATH=${PATH#/usr/lib/ccache:}
+	rm -f "$cclog"
+fi
 grep -E "Error|error:" <<<"$OUT$ERR" | head -n 5 | while read -r l; do diag "$l"; done
 
 run_cmd dkms status -m siw-lite -v "$ver" -k "$kver"
