@@ -61,6 +61,8 @@
 
 #include "cm.h"
 #include "cm_internal.h"
+#include "cm_listen.h"
+#include "cm_sock.h"
 #include "mpa_wire.h"
 #include "qp.h"
 #include "qp_engine.h"

@@ -46,6 +46,8 @@
 
 #include "cm.h"
 #include "cm_internal.h"
+#include "cm_listen.h"
+#include "cm_sock.h"
 #include "siw_lite.h"
 
 /* Connections taken per run of a listener's work before yielding. */

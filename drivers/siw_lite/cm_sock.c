@@ -21,7 +21,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
-#include "cm_internal.h"
+#include "cm_sock.h"
 #include "siw_lite.h"
 
 /* ---- addresses -------------------------------------------------------- */

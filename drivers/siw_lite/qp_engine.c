@@ -22,8 +22,8 @@
 #include <linux/overflow.h>
 
 #include "cq.h"
-#include "qp.h"
 #include "qp_engine.h"
+#include "qp_obj.h"
 #include "uring.h"
 
 struct workqueue_struct *siwl_qp_wq;

@@ -16,7 +16,7 @@
 #include <rdma/siw_lite-abi.h>
 
 #include "iwarp.h"
-#include "qp.h"
+#include "qp_obj.h"
 #include "wqe.h"
 
 struct siwl_cep;

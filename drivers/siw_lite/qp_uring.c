@@ -24,8 +24,8 @@
  * index, issues a full barrier and reads the flag. One of the two always
  * sees the other's store, so no WQE waits unnoticed.
  */
-#include "qp.h"
 #include "qp_engine.h"
+#include "qp_obj.h"
 #include "qp_uring.h"
 #include "tx.h"
 #include "uring.h"

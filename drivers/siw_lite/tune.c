@@ -5,8 +5,8 @@
  */
 #include <linux/debugfs.h>
 
+#include "qp_obj.h"
 #include "tune.h"
-#include "tx.h"
 
 struct siwl_tune siwl_tune = {
 	.tx_pages = SIWL_TX_PAGES,

@@ -32,8 +32,8 @@
 #include <linux/wait_bit.h>
 
 #include "compat.h"
-#include "qp.h"
 #include "qp_engine.h"
+#include "qp_obj.h"
 #include "zcopy.h"
 
 struct siwl_zc {
