@@ -145,10 +145,10 @@ dp_start() {
 	export RDMAV_DRIVERS
 }
 
-# Path of tools/hostile/victim: the host-built one if up to date, else
-# built in the scratch directory (the guest sees the tree read-only).
+# Path of tools/testing/hostile/victim: the host-built one if up to date,
+# else built in the scratch directory (the guest sees the tree read-only).
 dp_hostile_victim() {
-	local dir=$SIW_LITE_TOP/tools/hostile
+	local dir=$SIW_LITE_TOP/tools/testing/hostile
 
 	if [ -x "$dir/victim" ] && [ ! "$dir/victim.c" -nt "$dir/victim" ]; then
 		echo "$dir/victim"
@@ -163,7 +163,7 @@ dp_hostile_victim() {
 # Path of verbs_test: the host-built one if up to date, else built into
 # the scratch directory (the guest sees the tree read-only).
 dp_verbs_test() {
-	local src=$SIW_LITE_TOP/tools/verbs_test bin newest
+	local src=$SIW_LITE_TOP/tools/testing/verbs_test bin newest
 
 	bin=$src/verbs_test
 	newest=$(ls -t "$src"/*.c "$src"/*.h "$src"/../lib/* "$bin" 2>/dev/null |
@@ -172,7 +172,7 @@ dp_verbs_test() {
 		echo "$bin"
 		return 0
 	fi
-	# the same layout as tools/: the Makefile finds ../lib
+	# the same layout as tools/testing/: the Makefile finds ../lib
 	mkdir -p "$SIWL_TMP/vt/verbs_test" "$SIWL_TMP/vt/lib" || return 1
 	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/vt/verbs_test/" &&
 		cp "$src"/../lib/* "$SIWL_TMP/vt/lib/" || return 1
@@ -664,12 +664,13 @@ dp_mpa_defaults() {
 #
 # Every interop cell is captured on ns A's veth into
 # $SIW_LITE_LOGDIR/interop/NAME.pcap (scratch space without a log
-# directory) and, when tools/wirecheck/wirecheck.py exists, checked by it.
+# directory) and, when tools/testing/wirecheck/wirecheck.py exists,
+# checked by it.
 
 DP_CAP_PID=""
 DP_CAP_FILE=""
 DP_CAP_DROPS=""
-DP_WIRECHECK=$SIW_LITE_TOP/tools/wirecheck/wirecheck.py
+DP_WIRECHECK=$SIW_LITE_TOP/tools/testing/wirecheck/wirecheck.py
 
 dp_cap_dir() {
 	local d
@@ -750,7 +751,7 @@ dp_wirecheck() {
 	local desc=$1 peer=$2 out ours
 
 	if [ ! -f "$DP_WIRECHECK" ]; then
-		skip "wire conformance: $desc" "tools/wirecheck/wirecheck.py not present"
+		skip "wire conformance: $desc" "tools/testing/wirecheck/wirecheck.py not present"
 		return 0
 	fi
 	if [ ! -s "$DP_CAP_FILE" ]; then

@@ -14,7 +14,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "../provider/pabi34.h"
+#include "../../provider/pabi34.h"
 #include <rdma/siw_lite-abi.h>
 
 #define HU_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -50,7 +50,7 @@ int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 struct ib_uverbs_ex_modify_qp_resp *resp,
 			 size_t resp_size);
 
-#include "tap.h"	/* tools/lib */
+#include "tap.h"	/* tools/testing/lib */
 /*
  * One point: the call failed with exactly @want (0: it succeeded).
  * @got is 0 or a positive errno.

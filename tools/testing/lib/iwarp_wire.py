@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """iwarp_wire - the iWARP wire format for siw_lite's Python test tools.
 
-One place for what tools/hostile/hostile.py (which writes MPA, DDP and
-RDMAP by hand) and tools/wirecheck/wirecheck.py (which reads them back
+One place for what tools/testing/hostile/hostile.py (which writes MPA, DDP and
+RDMAP by hand) and tools/testing/wirecheck/wirecheck.py (which reads them back
 from captures) both need: CRC32c, the constants and bit layouts of MPA
 (RFC 5044, RFC 6581), DDP (RFC 5041) and RDMAP (RFC 5040), encoders for
 frames and segments, and decoders that pull the fields out of them.

@@ -3,8 +3,8 @@
 #
 # hostile.py: a remote iWARP peer that breaks the rules on purpose.
 #
-# Connects to tools/hostile/victim (an rdma_cm server on siw_lite) with a
-# plain TCP socket, runs the MPA exchange itself (RFC 5044 section 7.1,
+# Connects to tools/testing/hostile/victim (an rdma_cm server on
+# siw_lite) with a plain TCP socket, runs the MPA exchange itself (RFC 5044 section 7.1,
 # RFC 6581 for revision 2) and sends hand-made FPDUs (RFC 5044 section 4,
 # DDP RFC 5041, RDMAP RFC 5040). Then it reads what comes back until the
 # connection ends and reports one result line:
@@ -44,8 +44,8 @@ import struct
 import sys
 import time
 
-# The wire format (tools/lib/iwarp_wire.py, shared with wirecheck); the
-# tree may be read-only: no bytecode written for it.
+# The wire format (tools/testing/lib/iwarp_wire.py, shared with
+# wirecheck); the tree may be read-only: no bytecode written for it.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -1166,7 +1166,7 @@ def run(args, name, tag):
 
 def main():
     ap = argparse.ArgumentParser(
-        description="a hostile iWARP peer for tools/hostile/victim")
+        description="a hostile iWARP peer for tools/testing/hostile/victim")
     ap.add_argument("--addr", default="192.0.2.1")
     ap.add_argument("--port", type=int, default=20000)
     ap.add_argument("--case")

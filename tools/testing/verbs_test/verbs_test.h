@@ -41,8 +41,8 @@ struct vt_opts {
 };
 
 /* ------------------------------------------------------------------ TAP */
-#include "cm.h"	/* tools/lib */
-#include "tap.h"	/* tools/lib; tap_info() only with --verbose */
+#include "cm.h"	/* tools/testing/lib */
+#include "tap.h"	/* tools/testing/lib; tap_info() only with --verbose */
 
 /* -------------------------------------------------------------- pattern */
 /* splitmix64: small, fast and the same on both sides. */

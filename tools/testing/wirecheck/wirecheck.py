@@ -28,8 +28,8 @@ import os
 import struct
 import sys
 
-# CRC32c and the field layouts come from tools/lib/iwarp_wire.py, shared
-# with tools/hostile; the tree may be read-only: no bytecode written.
+# CRC32c and the field layouts come from tools/testing/lib/iwarp_wire.py, shared
+# with tools/testing/hostile; the tree may be read-only: no bytecode written.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))

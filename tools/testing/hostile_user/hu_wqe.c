@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * wqe_rules: the send WQEs of tools/lib/wqe_cases.h, posted both ways a
- * process reaches a siw_lite send queue; each way must decide as the
+ * wqe_rules: the send WQEs of tools/testing/lib/wqe_cases.h, posted both
+ * ways a process reaches a siw_lite send queue; each way must decide as the
  * table says (the two once disagreed, issue 18).
  *
  *  - uverbs: POST_SEND with the WR (ibv_cmd_post_send, past the
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "hostile_user.h"
-#include "../provider/siw_lite.h"
+#include "../../provider/siw_lite.h"
 #include "wqe_cases.h"
 
 #define WQE_WR_ID	0x77e00000ULL

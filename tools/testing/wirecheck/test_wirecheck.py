@@ -4,7 +4,7 @@
 byte, from the RFC layouts: valid conversations must pass clean, and every
 deliberately broken one must be reported with the right rule.
 
-    python3 tools/wirecheck/test_wirecheck.py [-v]
+    python3 tools/testing/wirecheck/test_wirecheck.py [-v]
 """
 
 import os

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for selftests/test_60_rings*.sh, sourced after selftests/lib.sh
-# and tools/verbs_test/dp-lib.sh: build (if needed) and run ringtest
+# and tools/testing/verbs_test/dp-lib.sh: build (if needed) and run ringtest
 # between the two namespaces, one test point per case.
 
 # Path of ringtest: the host-built one if up to date, else built in the
 # scratch directory (the guest sees the tree read-only).
 rt_bin() {
-	local src=$SIW_LITE_TOP/tools/ringtest bin newest
+	local src=$SIW_LITE_TOP/tools/testing/ringtest bin newest
 
 	bin=$src/ringtest
 	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" "$src"/../lib/* \
@@ -23,8 +23,8 @@ rt_bin() {
 	fi
 	mkdir -p "$SIWL_TMP/rt" || return 1
 	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/rt/" || return 1
-	make -s -C "$SIWL_TMP/rt" LIB="$SIW_LITE_TOP/tools/lib" \
-		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi -I$SIW_LITE_TOP/tools/lib" \
+	make -s -C "$SIWL_TMP/rt" LIB="$SIW_LITE_TOP/tools/testing/lib" \
+		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi -I$SIW_LITE_TOP/tools/testing/lib" \
 		ringtest >&2 || return 1
 	echo "$SIWL_TMP/rt/ringtest"
 }

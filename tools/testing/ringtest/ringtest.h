@@ -98,8 +98,8 @@ struct rt_case {
 extern const struct rt_case *const rt_basic_cases[];
 extern const struct rt_case rt_hostile_cases[];
 
-#include "cm.h"	/* tools/lib */
-#include "tap.h"	/* tools/lib */
+#include "cm.h"	/* tools/testing/lib */
+#include "tap.h"	/* tools/testing/lib */
 
 /* rt_conn.c */
 double rt_now(void);

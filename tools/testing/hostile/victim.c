@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * victim: the passive end that tools/hostile/hostile.py attacks.
+ * victim: the passive end that tools/testing/hostile/hostile.py attacks.
  *
  * An rdma_cm server that registers a few memory regions filled with a
  * known pattern (see hv_pattern(), hostile.py has the same formula),

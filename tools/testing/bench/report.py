@@ -215,7 +215,7 @@ def build(t, meta):
                          fmt_ratio(ratio(sl, tcp)) if tcp else ""])
     lines += md_table(head, rows)
     add("")
-    add("TCP: tools/bench/tcp_pingpong (TCP_NODELAY), half the median "
+    add("TCP: tools/testing/bench/tcp_pingpong (TCP_NODELAY), half the median "
         "round trip, as perftest reports send and write latency; "
         "ib_read_lat is a full round trip and has no TCP column.")
 

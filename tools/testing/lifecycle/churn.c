@@ -40,7 +40,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "cm.h"	/* tools/lib */
+#include "cm.h"	/* tools/testing/lib */
 
 #define MAX_CONNS	64
 #define MSG_SIZE	65536
