@@ -6,7 +6,6 @@
  * channel, the async fd and completion channels are non-blocking.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +59,10 @@ static void handle_async(struct rt_conn *c)
 
 void rt_events(struct rt_conn *c, int ms)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = c->ech->fd, .events = POLLIN },
-		{ .fd = c->verbs ? c->verbs->async_fd : -1, .events = POLLIN },
-	};
 	struct rdma_cm_event *ev;
 
-	if (ms > 0)
-		poll(pfd, 2, ms);
-	while ((ev = cm_next(c->ech, 0))) {
-		if (ev->id != c->id) {
-			cm_stash_put(&stash, ev);
-			continue;
-		}
+	cm_idle(c->ech, c->verbs ? c->verbs->async_fd : -1, ms);
+	while ((ev = cm_next_for(c->ech, &stash, c->id))) {
 		tap_info("%s: %s: CM event %s (status %d)", c->tc->name,
 			 c->role, rdma_event_str(ev->event), ev->status);
 		if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
@@ -377,22 +367,8 @@ static void conn_destroy(struct rt_conn *c)
 		tap_ok(!rq && !rr && !rs && !rp,
 		       "%s: %s: QP, CQs and PD destroyed (%d %d %d %d)",
 		       c->tc->name, c->role, rq, rr, rs, rp);
-	if (c->id) {
-		cm_stash_purge(&stash, c->id);
-		rdma_destroy_id(c->id);
-	}
-}
-
-static void conn_param(struct rdma_conn_param *p, const void *pd,
-		       size_t len)
-{
-	memset(p, 0, sizeof(*p));
-	p->private_data = pd;
-	p->private_data_len = len;
-	p->responder_resources = 4;
-	p->initiator_depth = 4;
-	p->retry_count = 7;
-	p->rnr_retry_count = 7;
+	if (c->id)
+		cm_destroy_id(&stash, c->id);
 }
 
 static void conn_close(struct rt_conn *c)
@@ -424,41 +400,34 @@ static bool client_connect(struct rt_conn *c, struct sockaddr_storage *dst,
 	struct rdma_conn_param param;
 	struct rdma_cm_event *ev;
 	struct rt_hello hello = { .magic = RT_MAGIC };
-	int type, ok;
+	int type;
 
 	*retry = false;
-	if (rdma_create_id(c->ech, &c->id, c, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(c->id, NULL, (struct sockaddr *)dst,
-			      c->o->timeout * 1000)) {
+	switch (cm_route(c->ech, &stash, &c->id, c, NULL, dst, c->o->timeout,
+			 &type)) {
+	case CM_ROUTED:
+		break;
+	case CM_FAIL_CREATE:
+	case CM_FAIL_ADDR:
 		tap_diag("rdma_create_id/resolve_addr: %s", strerror(errno));
 		return false;
-	}
-	ev = cm_wait_for(c->ech, &stash, c->id, rt_deadline(c) + 5);
-	ok = ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED;
-	if (ev)
-		rdma_ack_cm_event(ev);
-	if (!ok || rdma_resolve_route(c->id, c->o->timeout * 1000)) {
+	case CM_FAIL_ADDR_EVENT:
+	case CM_FAIL_ROUTE:
 		tap_diag("%s: client: address resolution failed", c->tc->name);
 		return false;
-	}
-	ev = cm_wait_for(c->ech, &stash, c->id, rt_deadline(c) + 5);
-	ok = ev && ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED;
-	if (ev)
-		rdma_ack_cm_event(ev);
-	if (!ok) {
+	case CM_FAIL_ROUTE_EVENT:
 		tap_diag("%s: client: route resolution failed", c->tc->name);
 		return false;
 	}
 	if (conn_resources(c))
 		return false;
 	snprintf(hello.name, sizeof(hello.name), "%s", c->tc->name);
-	conn_param(&param, &hello, sizeof(hello));
-	if (rdma_connect(c->id, &param)) {
+	cm_conn_param(&param, &hello, sizeof(hello), 4);
+	if (cm_connect(c->ech, &stash, c->id, &param, c->o->timeout, &ev)) {
 		tap_diag("%s: client: rdma_connect: %s", c->tc->name,
 			 strerror(errno));
 		return false;
 	}
-	ev = cm_wait_for(c->ech, &stash, c->id, rt_deadline(c));
 	if (!ev) {
 		tap_diag("%s: client: no answer to connect", c->tc->name);
 		return false;
@@ -491,8 +460,8 @@ static void client_case(const struct rt_opts *o, const struct rt_case *tc,
 		c->o = o;
 		c->tc = tc;
 		c->role = "client";
-		c->ech = rdma_create_event_channel();
-		if (!c->ech || cm_set_nonblock(c->ech->fd)) {
+		c->ech = cm_channel();
+		if (!c->ech) {
 			tap_diag("rdma_create_event_channel: %s",
 				 strerror(errno));
 			tap_ok(false, "%s: client: connected", tc->name);
@@ -537,6 +506,7 @@ static void server_case(const struct rt_opts *o, const struct rt_case *tc,
 	struct rdma_cm_event *ev;
 	struct rt_hello hello = {};
 	struct rt_conn *c;
+	int type = -1;
 	bool ok;
 
 	/* the client may take a while to tear its previous case down */
@@ -570,12 +540,9 @@ static void server_case(const struct rt_opts *o, const struct rt_case *tc,
 		rdma_reject(c->id, NULL, 0);
 		goto out;
 	}
-	conn_param(&param, NULL, 0);
-	ok = !rdma_accept(c->id, &param);
-	ev = ok ? cm_wait_for(ech, &stash, c->id, rt_deadline(c)) : NULL;
-	ok = ev && ev->event == RDMA_CM_EVENT_ESTABLISHED;
-	if (ev)
-		rdma_ack_cm_event(ev);
+	cm_conn_param(&param, NULL, 0, 4);
+	cm_accept(ech, &stash, c->id, &param, o->timeout, &type);
+	ok = type == RDMA_CM_EVENT_ESTABLISHED;
 	c->established = ok;
 	tap_ok(ok, "%s: server: connected", tc->name);
 	if (ok)
@@ -596,11 +563,8 @@ int rt_server(const struct rt_opts *o)
 
 	if (cm_resolve("ringtest", host, o->port, true, &ss))
 		return 1;
-	ech = rdma_create_event_channel();
-	if (!ech || cm_set_nonblock(ech->fd) ||
-	    rdma_create_id(ech, &listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listen_id, (struct sockaddr *)&ss) ||
-	    rdma_listen(listen_id, 8)) {
+	ech = cm_channel();
+	if (!ech || cm_listen(ech, &ss, 8, &listen_id)) {
 		fprintf(stderr, "ringtest: listening on %s port %s: %s\n",
 			host, o->port, strerror(errno));
 		return 1;

@@ -9,7 +9,6 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,31 +136,22 @@ static void handle_async(struct vt_conn *c)
 
 static void handle_cm(struct vt_conn *c, struct rdma_cm_event *ev)
 {
-	if (ev->id == c->id) {
-		tap_info("%s: %s: CM event %s, status %d", c->test->name,
-			 c->rname, rdma_event_str(ev->event), ev->status);
-		if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
-		    ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			c->disconnected = true;
-			c->disc_status = ev->status;
-		}
-		rdma_ack_cm_event(ev);
-	} else {
-		cm_stash_put(&stash, ev);
+	tap_info("%s: %s: CM event %s, status %d", c->test->name, c->rname,
+		 rdma_event_str(ev->event), ev->status);
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+	    ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		c->disconnected = true;
+		c->disc_status = ev->status;
 	}
+	rdma_ack_cm_event(ev);
 }
 
 void vt_events(struct vt_conn *c, int ms)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = c->ech->fd, .events = POLLIN },
-		{ .fd = c->verbs ? c->verbs->async_fd : -1, .events = POLLIN },
-	};
 	struct rdma_cm_event *ev;
 
-	if (ms > 0)
-		poll(pfd, 2, ms);
-	while ((ev = cm_next(c->ech, 0)))
+	cm_idle(c->ech, c->verbs ? c->verbs->async_fd : -1, ms);
+	while ((ev = cm_next_for(c->ech, &stash, c->id)))
 		handle_cm(c, ev);
 	handle_async(c);
 }
@@ -498,10 +488,8 @@ static void conn_destroy(struct vt_conn *c)
 			 c->rname);
 	if (c->verbs)
 		handle_async(c);
-	if (c->id) {
-		cm_stash_purge(&stash, c->id);
-		rdma_destroy_id(c->id);
-	}
+	if (c->id)
+		cm_destroy_id(&stash, c->id);
 }
 
 static void conn_param(struct vt_conn *c, struct rdma_conn_param *p,
@@ -511,13 +499,7 @@ static void conn_param(struct vt_conn *c, struct rdma_conn_param *p,
 				  c->dattr.max_qp_init_rd_atom));
 
 	pdata_to_wire(wire, &c->mine);
-	memset(p, 0, sizeof(*p));
-	p->private_data = wire;
-	p->private_data_len = sizeof(*wire);
-	p->responder_resources = rd;
-	p->initiator_depth = rd;
-	p->retry_count = 7;
-	p->rnr_retry_count = 7;
+	cm_conn_param(p, wire, sizeof(*wire), rd);
 }
 
 /*
@@ -563,51 +545,50 @@ static bool client_seen_server;
 
 enum { CONN_OK, CONN_REJECTED, CONN_RETRY, CONN_FAIL };
 
+/* The id, the address and the route: false after saying what failed. */
+static bool client_route(struct vt_conn *c, struct sockaddr_storage *dst,
+			 struct sockaddr_storage *src)
+{
+	const char *name = c->test->name;
+	int event;
+
+	switch (cm_route(c->ech, &stash, &c->id, c, src, dst, c->o->timeout,
+			 &event)) {
+	case CM_ROUTED:
+		return true;
+	case CM_FAIL_CREATE:
+		tap_diag("rdma_create_id: %s", strerror(errno));
+		break;
+	case CM_FAIL_ADDR:
+		tap_diag("%s: client: rdma_resolve_addr: %s", name,
+			 strerror(errno));
+		break;
+	case CM_FAIL_ADDR_EVENT:
+		tap_diag("%s: client: address resolution: %s", name,
+			 event < 0 ? "timed out" : rdma_event_str(event));
+		break;
+	case CM_FAIL_ROUTE:
+		tap_diag("%s: client: rdma_resolve_route: %s", name,
+			 strerror(errno));
+		break;
+	case CM_FAIL_ROUTE_EVENT:
+		tap_diag("%s: client: route resolution: %s", name,
+			 event < 0 ? "timed out" : rdma_event_str(event));
+		break;
+	}
+	return false;
+}
+
 static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 			  struct sockaddr_storage *src)
 {
 	struct rdma_conn_param param;
 	struct rdma_cm_event *ev;
 	struct vt_pdata wire, peer;
-	double deadline;
 	int ret, type, status;
 
-	if (rdma_create_id(c->ech, &c->id, c, RDMA_PS_TCP)) {
-		tap_diag("rdma_create_id: %s", strerror(errno));
+	if (!client_route(c, dst, src))
 		return CONN_FAIL;
-	}
-	if (rdma_resolve_addr(c->id, src ? (struct sockaddr *)src : NULL,
-			      (struct sockaddr *)dst, c->o->timeout * 1000)) {
-		tap_diag("%s: client: rdma_resolve_addr: %s", c->test->name,
-			 strerror(errno));
-		return CONN_FAIL;
-	}
-	/* a little longer than the CM's own timeout, to get its verdict */
-	deadline = vt_deadline(c) + 5;
-	ev = cm_wait_for(c->ech, &stash, c->id, deadline);
-	if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
-		tap_diag("%s: client: address resolution: %s", c->test->name,
-			 ev ? rdma_event_str(ev->event) : "timed out");
-		if (ev)
-			rdma_ack_cm_event(ev);
-		return CONN_FAIL;
-	}
-	rdma_ack_cm_event(ev);
-	if (rdma_resolve_route(c->id, c->o->timeout * 1000)) {
-		tap_diag("%s: client: rdma_resolve_route: %s", c->test->name,
-			 strerror(errno));
-		return CONN_FAIL;
-	}
-	ev = cm_wait_for(c->ech, &stash, c->id, vt_deadline(c) + 5);
-	if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) {
-		tap_diag("%s: client: route resolution: %s", c->test->name,
-			 ev ? rdma_event_str(ev->event) : "timed out");
-		if (ev)
-			rdma_ack_cm_event(ev);
-		return CONN_FAIL;
-	}
-	rdma_ack_cm_event(ev);
-
 	if (conn_resources(c))
 		return CONN_FAIL;
 	if (c->test->iwarp_only && !c->iwarp)
@@ -616,18 +597,17 @@ static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 		return CONN_FAIL;
 
 	conn_param(c, &param, &wire);
-	if (rdma_connect(c->id, &param)) {
-		tap_diag("%s: client: rdma_connect: %s", c->test->name,
-			 strerror(errno));
-		return CONN_FAIL;
-	}
 	/*
 	 * The server accepts only once it has finished the previous test,
 	 * whose last wait may itself take the whole timeout (a peer that
 	 * never completes a WR), so one timeout is not enough here.
 	 */
-	ev = cm_wait_for(c->ech, &stash, c->id,
-			 vt_deadline(c) + c->o->timeout + 5);
+	if (cm_connect(c->ech, &stash, c->id, &param,
+		       2.0 * c->o->timeout + 5, &ev)) {
+		tap_diag("%s: client: rdma_connect: %s", c->test->name,
+			 strerror(errno));
+		return CONN_FAIL;
+	}
 	if (!ev) {
 		tap_diag("%s: client: no answer to the connect within %us",
 			 c->test->name, 2 * c->o->timeout + 5);
@@ -725,8 +705,8 @@ void vt_run_client(const struct vt_opts *o, const struct vt_test *t,
 		c->mine.size_max = o->size_max;
 		if (o->no_empty)
 			c->mine.flags |= VT_PD_NO_EMPTY;
-		c->ech = rdma_create_event_channel();
-		if (!c->ech || cm_set_nonblock(c->ech->fd)) {
+		c->ech = cm_channel();
+		if (!c->ech) {
 			tap_diag("rdma_create_event_channel: %s",
 				 strerror(errno));
 			tap_ok(false, "%s: client: connected", t->name);
@@ -783,15 +763,13 @@ int vt_server_listen(const struct vt_opts *o, struct rdma_event_channel **ech,
 
 	if (cm_resolve("verbs_test", host, o->port, true, &ss))
 		return -1;
-	*ech = rdma_create_event_channel();
-	if (!*ech || cm_set_nonblock((*ech)->fd)) {
+	*ech = cm_channel();
+	if (!*ech) {
 		fprintf(stderr, "verbs_test: rdma_create_event_channel: %s\n",
 			strerror(errno));
 		return -1;
 	}
-	if (rdma_create_id(*ech, listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(*listen_id, (struct sockaddr *)&ss) ||
-	    rdma_listen(*listen_id, 8)) {
+	if (cm_listen(*ech, &ss, 8, listen_id)) {
 		fprintf(stderr, "verbs_test: listening on %s port %s: %s\n",
 			host, o->port, strerror(errno));
 		return -1;
@@ -824,6 +802,7 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 	struct vt_pdata hello, wire;
 	struct vt_conn *c;
 	unsigned int i;
+	int type;
 	bool ok;
 
 	/* the client may take a while to finish its previous test */
@@ -898,19 +877,16 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 		goto out;
 	}
 	conn_param(c, &param, &wire);
-	if (rdma_accept(c->id, &param)) {
+	if (cm_accept(ech, &stash, c->id, &param, o->timeout, &type)) {
 		tap_diag("%s: server: rdma_accept: %s", t->name,
 			 strerror(errno));
 		tap_ok(false, "%s: server: connected", t->name);
 		goto out;
 	}
-	ev = cm_wait_for(ech, &stash, c->id, vt_deadline(c));
-	ok = ev && ev->event == RDMA_CM_EVENT_ESTABLISHED;
+	ok = type == RDMA_CM_EVENT_ESTABLISHED;
 	if (!ok)
 		tap_diag("%s: server: after accept: %s", t->name,
-			 ev ? rdma_event_str(ev->event) : "timed out");
-	if (ev)
-		rdma_ack_cm_event(ev);
+			 type < 0 ? "timed out" : rdma_event_str(type));
 	c->established = ok;
 	if (ok && !t->no_start && !vt_ctrl_wait(c, VT_CTRL_START, NULL)) {
 		tap_diag("%s: server: no START from the client", t->name);
