@@ -579,13 +579,75 @@ static bool client_route(struct vt_conn *c, struct sockaddr_storage *dst,
 	return false;
 }
 
+/* The server accepted: its private data must be ours. Acks @ev. */
+static int client_accepted(struct vt_conn *c, struct rdma_cm_event *ev)
+{
+	struct vt_pdata peer;
+
+	client_seen_server = true;
+	if (!pdata_from_wire(&peer, ev->param.conn.private_data,
+			     ev->param.conn.private_data_len)) {
+		tap_diag("%s: client: accept carries no verbs_test private data (%u bytes)",
+			 c->test->name,
+			 ev->param.conn.private_data_len);
+		rdma_ack_cm_event(ev);
+		c->established = true;
+		return CONN_FAIL;
+	}
+	c->peer = peer;
+	c->established = true;
+	rdma_ack_cm_event(ev);
+	return CONN_OK;
+}
+
+/*
+ * A reject: the one the test asked for, an agreed skip, the server
+ * refusing the test, or nobody listening yet (worth a retry until the
+ * server has been seen once). Acks @ev.
+ */
+static int client_rejected(struct vt_conn *c, struct rdma_cm_event *ev)
+{
+	const uint8_t *pd = ev->param.conn.private_data;
+	unsigned int len = ev->param.conn.private_data_len;
+	int status = ev->status;
+	uint8_t want[VT_REJ_LEN];
+	uint32_t magic = htobe32(VT_MAGIC);
+	bool ours = pd && len >= 5 && !memcmp(pd, &magic, 4);
+	int ret;
+
+	if (ours)
+		client_seen_server = true;
+	if (c->test->reject) {
+		reject_pdata(want, c->seed, 0);
+		tap_ok(true, "%s: client: RDMA_CM_EVENT_REJECTED (status %d)",
+		       c->test->name, status);
+		ret = pd && len >= VT_REJ_LEN &&
+		      !memcmp(pd, want, VT_REJ_LEN);
+		tap_ok(ret, "%s: client: reject private data arrives intact (%d bytes, %u delivered)",
+		       c->test->name, VT_REJ_LEN, len);
+		rdma_ack_cm_event(ev);
+		return CONN_REJECTED;
+	}
+	rdma_ack_cm_event(ev);
+	if (ours && pd[4] == 1)
+		return CONN_REJECTED;	/* agreed skip */
+	if (ours) {
+		tap_diag("%s: client: the server rejected the test (kind %u)",
+			 c->test->name, pd[4]);
+		return CONN_FAIL;
+	}
+	tap_diag("%s: client: rejected (status %d), no server listening?",
+		 c->test->name, status);
+	return client_seen_server ? CONN_FAIL : CONN_RETRY;
+}
+
 static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 			  struct sockaddr_storage *src)
 {
 	struct rdma_conn_param param;
 	struct rdma_cm_event *ev;
-	struct vt_pdata wire, peer;
-	int ret, type, status;
+	struct vt_pdata wire;
+	int type, status;
 
 	if (!client_route(c, dst, src))
 		return CONN_FAIL;
@@ -615,54 +677,10 @@ static int client_connect(struct vt_conn *c, struct sockaddr_storage *dst,
 	}
 	type = ev->event;
 	status = ev->status;
-	if (type == RDMA_CM_EVENT_ESTABLISHED) {
-		client_seen_server = true;
-		if (!pdata_from_wire(&peer, ev->param.conn.private_data,
-				     ev->param.conn.private_data_len)) {
-			tap_diag("%s: client: accept carries no verbs_test private data (%u bytes)",
-				 c->test->name,
-				 ev->param.conn.private_data_len);
-			rdma_ack_cm_event(ev);
-			c->established = true;
-			return CONN_FAIL;
-		}
-		c->peer = peer;
-		c->established = true;
-		rdma_ack_cm_event(ev);
-		return CONN_OK;
-	}
-	if (type == RDMA_CM_EVENT_REJECTED) {
-		const uint8_t *pd = ev->param.conn.private_data;
-		unsigned int len = ev->param.conn.private_data_len;
-		uint8_t want[VT_REJ_LEN];
-		uint32_t magic = htobe32(VT_MAGIC);
-		bool ours = pd && len >= 5 && !memcmp(pd, &magic, 4);
-
-		if (ours)
-			client_seen_server = true;
-		if (c->test->reject) {
-			reject_pdata(want, c->seed, 0);
-			tap_ok(true, "%s: client: RDMA_CM_EVENT_REJECTED (status %d)",
-			       c->test->name, status);
-			ret = pd && len >= VT_REJ_LEN &&
-			      !memcmp(pd, want, VT_REJ_LEN);
-			tap_ok(ret, "%s: client: reject private data arrives intact (%d bytes, %u delivered)",
-			       c->test->name, VT_REJ_LEN, len);
-			rdma_ack_cm_event(ev);
-			return CONN_REJECTED;
-		}
-		rdma_ack_cm_event(ev);
-		if (ours && pd[4] == 1)
-			return CONN_REJECTED;	/* agreed skip */
-		if (ours) {
-			tap_diag("%s: client: the server rejected the test (kind %u)",
-				 c->test->name, pd[4]);
-			return CONN_FAIL;
-		}
-		tap_diag("%s: client: rejected (status %d), no server listening?",
-			 c->test->name, status);
-		return client_seen_server ? CONN_FAIL : CONN_RETRY;
-	}
+	if (type == RDMA_CM_EVENT_ESTABLISHED)
+		return client_accepted(c, ev);
+	if (type == RDMA_CM_EVENT_REJECTED)
+		return client_rejected(c, ev);
 	tap_diag("%s: client: connect: %s (status %d)", c->test->name,
 		 rdma_event_str(type), status);
 	rdma_ack_cm_event(ev);
@@ -788,41 +806,18 @@ static void server_reject(struct rdma_cm_id *id, uint64_t seed, uint8_t kind)
 }
 
 /*
- * Serves the next connect request: normally for o->tests[*next]; a client
- * that could not even connect for some tests asks for a later one, and
- * the tests in between are reported as not run.  Returns false when no
- * client came within twice the timeout.
+ * Reads the client's hello from its connect request @ev (acknowledged
+ * here) and takes the test it asks for, from o->tests[*next] on: the
+ * tests skipped over are reported as not run. False when the client asks
+ * for none of ours (rejected).
  */
-bool vt_run_server(const struct vt_opts *o, unsigned int *next,
-		   struct rdma_event_channel *ech)
+static bool server_pick(const struct vt_opts *o, unsigned int *next,
+			struct vt_conn *c, struct rdma_cm_event *ev)
 {
-	const struct vt_test *t = o->tests[*next];
-	struct rdma_conn_param param;
-	struct rdma_cm_event *ev;
-	struct vt_pdata hello, wire;
-	struct vt_conn *c;
+	const struct vt_test *t;
+	struct vt_pdata hello;
 	unsigned int i;
-	int type;
 	bool ok;
-
-	/* the client may take a while to finish its previous test */
-	ev = cm_wait_for(ech, &stash, NULL, vt_now() + 2.0 * o->timeout);
-	if (!ev) {
-		tap_ok(false, "%s: server: a client connects within %us",
-		       t->name, 2 * o->timeout);
-		(*next)++;
-		return false;
-	}
-
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		abort();
-	c->o = o;
-	c->test = t;
-	c->role = VT_SERVER;
-	c->rname = "server";
-	c->ech = ech;
-	c->id = ev->id;
 
 	ok = pdata_from_wire(&hello, ev->param.conn.private_data,
 			     ev->param.conn.private_data_len);
@@ -832,10 +827,10 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 			break;
 	if (!ok || i == o->ntests) {
 		tap_ok(false, "%s: server: the client asks for a test of our list (got %s %u)",
-		       t->name, ok ? "test" : "no hello, test",
+		       c->test->name, ok ? "test" : "no hello, test",
 		       ok ? hello.test : 0);
 		server_reject(c->id, ok ? hello.seed : 0, 2);
-		goto out;
+		return false;
 	}
 	for (; *next < i; (*next)++)
 		tap_ok(false, "%s: server: the client never connected for it",
@@ -852,11 +847,22 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 	c->mine.version = VT_VERSION;
 	c->mine.test = t->id;
 	c->mine.seed = hello.seed;
+	return true;
+}
 
-	if (hello.flags & VT_PD_SKIP) {
+/* Answers the picked test's connect request and runs it. */
+static void server_serve(struct vt_conn *c)
+{
+	const struct vt_test *t = c->test;
+	struct rdma_conn_param param;
+	struct vt_pdata wire;
+	int type;
+	bool ok;
+
+	if (c->peer.flags & VT_PD_SKIP) {
 		server_reject(c->id, c->seed, 1);
 		tap_skip("not iWARP", "%s: server: %s", t->name, t->desc);
-		goto out;
+		return;
 	}
 	if (t->reject) {
 		uint8_t pd[VT_REJ_LEN];
@@ -866,7 +872,7 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 		tap_ok(ok, "%s: server: rdma_reject with %d bytes of private data%s%s",
 		       t->name, VT_REJ_LEN, ok ? "" : ": ",
 		       ok ? "" : strerror(errno));
-		goto out;
+		return;
 	}
 
 	/* the client's START comes before anything the test receives */
@@ -874,14 +880,14 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 	    (t->prepare && t->prepare(c))) {
 		tap_ok(false, "%s: server: connected", t->name);
 		server_reject(c->id, c->seed, 2);
-		goto out;
+		return;
 	}
 	conn_param(c, &param, &wire);
-	if (cm_accept(ech, &stash, c->id, &param, o->timeout, &type)) {
+	if (cm_accept(c->ech, &stash, c->id, &param, c->o->timeout, &type)) {
 		tap_diag("%s: server: rdma_accept: %s", t->name,
 			 strerror(errno));
 		tap_ok(false, "%s: server: connected", t->name);
-		goto out;
+		return;
 	}
 	ok = type == RDMA_CM_EVENT_ESTABLISHED;
 	if (!ok)
@@ -903,7 +909,41 @@ bool vt_run_server(const struct vt_opts *o, unsigned int *next,
 	} else if (c->established) {
 		conn_close(c);
 	}
-out:
+}
+
+/*
+ * Serves the next connect request: normally for o->tests[*next]; a client
+ * that could not even connect for some tests asks for a later one, and
+ * the tests in between are reported as not run.  Returns false when no
+ * client came within twice the timeout.
+ */
+bool vt_run_server(const struct vt_opts *o, unsigned int *next,
+		   struct rdma_event_channel *ech)
+{
+	const struct vt_test *t = o->tests[*next];
+	struct rdma_cm_event *ev;
+	struct vt_conn *c;
+
+	/* the client may take a while to finish its previous test */
+	ev = cm_wait_for(ech, &stash, NULL, vt_now() + 2.0 * o->timeout);
+	if (!ev) {
+		tap_ok(false, "%s: server: a client connects within %us",
+		       t->name, 2 * o->timeout);
+		(*next)++;
+		return false;
+	}
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		abort();
+	c->o = o;
+	c->test = t;
+	c->role = VT_SERVER;
+	c->rname = "server";
+	c->ech = ech;
+	c->id = ev->id;
+	if (server_pick(o, next, c, ev))
+		server_serve(c);
 	conn_destroy(c);
 	free(c);
 	return true;
