@@ -139,7 +139,8 @@ static void watchdog(int sig __attribute__((unused)))
 	_exit(3);
 }
 
-int main(int argc, char **argv)
+/* Fills @o from the command line: -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct vt_opts *o)
 {
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },
@@ -157,20 +158,11 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct vt_opts o = {
-		.port = "7174", .timeout = 30,
-		.size_max = 8u << 20, .budget = 20u << 20,
-	};
-	struct rdma_event_channel *ech = NULL;
-	struct rdma_cm_id *listen_id = NULL;
 	bool server = false, client = false;
 	unsigned int i;
 	char *end;
 	int opt;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_tests(&o, "all"))
-		return 2;
 	while ((opt = getopt_long(argc, argv, "sc:b:p:t:T:S:m:B:Evlh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
@@ -179,43 +171,44 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			client = true;
-			o.addr = optarg;
+			o->addr = optarg;
 			break;
 		case 'b':
-			o.bind = optarg;
+			o->bind = optarg;
 			break;
 		case 'p':
-			o.port = optarg;
+			o->port = optarg;
 			break;
 		case 't':
-			if (parse_tests(&o, optarg))
+			if (parse_tests(o, optarg))
 				return 2;
 			break;
 		case 'T':
-			if (parse_u32(optarg, "timeout", 1, 3600, &o.timeout))
+			if (parse_u32(optarg, "timeout", 1, 3600, &o->timeout))
 				return 2;
 			break;
 		case 'S':
 			errno = 0;
-			o.seed = strtoull(optarg, &end, 0);
+			o->seed = strtoull(optarg, &end, 0);
 			if (errno || *end || end == optarg) {
 				fprintf(stderr, "verbs_test: bad seed '%s'\n",
 					optarg);
 				return 2;
 			}
-			o.seed_set = true;
+			o->seed_set = true;
 			break;
 		case 'm':
 			if (parse_u32(optarg, "size-max", 1, 1u << 30,
-				      &o.size_max))
+				      &o->size_max))
 				return 2;
 			break;
 		case 'B':
-			if (parse_u32(optarg, "budget", 1, 1u << 30, &o.budget))
+			if (parse_u32(optarg, "budget", 1, 1u << 30,
+				      &o->budget))
 				return 2;
 			break;
 		case 'E':
-			o.no_empty = true;
+			o->no_empty = true;
 			break;
 		case 'v':
 			tap_verbose = true;
@@ -236,11 +229,62 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (o.budget < o.size_max) {
+	if (o->budget < o->size_max) {
 		fprintf(stderr, "verbs_test: --budget must be at least --size-max\n");
 		return 2;
 	}
-	o.role = server ? VT_SERVER : VT_CLIENT;
+	o->role = server ? VT_SERVER : VT_CLIENT;
+	return -1;
+}
+
+static int run_server(const struct vt_opts *o)
+{
+	struct rdma_event_channel *ech = NULL;
+	struct rdma_cm_id *listen_id = NULL;
+	unsigned int i;
+
+	if (vt_server_listen(o, &ech, &listen_id)) {
+		printf("Bail out! cannot listen\n");
+		return 1;
+	}
+	i = 0;
+	while (i < o->ntests && vt_run_server(o, &i, ech))
+		;
+	for (; i < o->ntests; i++)
+		tap_ok(false, "%s: server: not run, the client went away",
+		       o->tests[i]->name);
+	rdma_destroy_id(listen_id);
+	rdma_destroy_event_channel(ech);
+	return 0;
+}
+
+static void run_client(struct vt_opts *o)
+{
+	unsigned int i;
+
+	if (!o->seed_set && getrandom(&o->seed, sizeof(o->seed), 0) !=
+	    sizeof(o->seed))
+		o->seed = (uint64_t)time(NULL) << 20 ^ getpid();
+	tap_diag("seed %#llx (reproduce with --seed), size-max %u, budget %u",
+		 (unsigned long long)o->seed, o->size_max, o->budget);
+	for (i = 0; i < o->ntests; i++)
+		vt_run_client(o, o->tests[i], o->seed);
+}
+
+int main(int argc, char **argv)
+{
+	struct vt_opts o = {
+		.port = "7174", .timeout = 30,
+		.size_max = 8u << 20, .budget = 20u << 20,
+	};
+	int ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_tests(&o, "all"))
+		return 2;
+	ret = parse_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGALRM, watchdog);
@@ -248,27 +292,11 @@ int main(int argc, char **argv)
 	alarm(o.timeout * (8 * o.ntests + 4));
 
 	printf("TAP version 13\n");
-	if (server) {
-		if (vt_server_listen(&o, &ech, &listen_id)) {
-			printf("Bail out! cannot listen\n");
+	if (o.role == VT_SERVER) {
+		if (run_server(&o))
 			return 1;
-		}
-		i = 0;
-		while (i < o.ntests && vt_run_server(&o, &i, ech))
-			;
-		for (; i < o.ntests; i++)
-			tap_ok(false, "%s: server: not run, the client went away",
-			       o.tests[i]->name);
-		rdma_destroy_id(listen_id);
-		rdma_destroy_event_channel(ech);
 	} else {
-		if (!o.seed_set && getrandom(&o.seed, sizeof(o.seed), 0) !=
-		    sizeof(o.seed))
-			o.seed = (uint64_t)time(NULL) << 20 ^ getpid();
-		tap_diag("seed %#llx (reproduce with --seed), size-max %u, budget %u",
-			 (unsigned long long)o.seed, o.size_max, o.budget);
-		for (i = 0; i < o.ntests; i++)
-			vt_run_client(&o, o.tests[i], o.seed);
+		run_client(&o);
 	}
 	printf("1..%u\n", tap_count());
 	return tap_failures() ? 1 : 0;
