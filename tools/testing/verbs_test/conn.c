@@ -613,6 +613,8 @@ static int client_rejected(struct vt_conn *c, struct rdma_cm_event *ev)
 	uint8_t want[VT_REJ_LEN];
 	uint32_t magic = htobe32(VT_MAGIC);
 	bool ours = pd && len >= 5 && !memcmp(pd, &magic, 4);
+	/* The private data goes with the event: read it before the ack. */
+	uint8_t kind = ours ? pd[4] : 0;
 	int ret;
 
 	if (ours)
@@ -629,11 +631,11 @@ static int client_rejected(struct vt_conn *c, struct rdma_cm_event *ev)
 		return CONN_REJECTED;
 	}
 	rdma_ack_cm_event(ev);
-	if (ours && pd[4] == 1)
+	if (ours && kind == 1)
 		return CONN_REJECTED;	/* agreed skip */
 	if (ours) {
 		tap_diag("%s: client: the server rejected the test (kind %u)",
-			 c->test->name, pd[4]);
+			 c->test->name, kind);
 		return CONN_FAIL;
 	}
 	tap_diag("%s: client: rejected (status %d), no server listening?",
