@@ -27,7 +27,7 @@ endif
 KVER ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),\
 	     $(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 # Seconds per libFuzzer target in make check (a short smoke run; the long
-# run is documented in tools/fuzz/Makefile).
+# run is documented in tools/testing/fuzz/Makefile).
 FUZZ_SECONDS ?= 10
 CHECKPATCH ?= /var/cache/siw_lite/linux-source-6.1/scripts/checkpatch.pl
 
@@ -47,25 +47,25 @@ provider:
 	$(MAKE) -C tools/provider
 
 verbs_test:
-	$(MAKE) -C tools/verbs_test
+	$(MAKE) -C tools/testing/verbs_test
 
 ringtest:
-	$(MAKE) -C tools/ringtest
+	$(MAKE) -C tools/testing/ringtest
 
 lifecycle:
-	$(MAKE) -C tools/lifecycle
+	$(MAKE) -C tools/testing/lifecycle
 
 hostile_user:
-	$(MAKE) -C tools/hostile_user
+	$(MAKE) -C tools/testing/hostile_user
 
 hostile:
-	$(MAKE) -C tools/hostile
+	$(MAKE) -C tools/testing/hostile
 
 check: provider checkpatch-kernel
 	$(MAKE) -C tools/provider check
 	@if [ -f selftests/unit/Makefile ]; then $(MAKE) -C selftests/unit run; fi
-	/usr/bin/python3 -B tools/wirecheck/test_wirecheck.py
-	$(MAKE) -C tools/fuzz smoke SMOKE_SECONDS=$(FUZZ_SECONDS)
+	/usr/bin/python3 -B tools/testing/wirecheck/test_wirecheck.py
+	$(MAKE) -C tools/testing/fuzz smoke SMOKE_SECONDS=$(FUZZ_SECONDS)
 
 # Kernel code must be checkpatch --strict clean. Userspace code is checked
 # without the rules that only make sense in the kernel (negative errno
@@ -91,11 +91,11 @@ install: module provider
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 	$(MAKE) -C tools/provider clean
-	$(MAKE) -C tools/verbs_test clean
-	$(MAKE) -C tools/ringtest clean
-	$(MAKE) -C tools/lifecycle clean
-	$(MAKE) -C tools/hostile_user clean
-	$(MAKE) -C tools/hostile clean
+	$(MAKE) -C tools/testing/verbs_test clean
+	$(MAKE) -C tools/testing/ringtest clean
+	$(MAKE) -C tools/testing/lifecycle clean
+	$(MAKE) -C tools/testing/hostile_user clean
+	$(MAKE) -C tools/testing/hostile clean
 
 # ---------------------------------------------------------------------------
 # DKMS, without a Debian package (the siw-lite-dkms package does the same

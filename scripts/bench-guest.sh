@@ -60,7 +60,7 @@
 # 0.00 or inf).  So bandwidth runs use duration mode and we take the
 # number of iterations perftest counted in its sample phase divided by the
 # phase's length (DURATION - 2*MARGIN s, timed by alarm()); latency runs
-# report cycles (-C), converted with tools/bench/tsc_mhz's rate.
+# report cycles (-C), converted with tools/testing/bench/tsc_mhz's rate.
 #
 # CPU cost: for every bandwidth run, /proc/stat is sampled over the middle
 # of the run (from MARGIN+0.3 s after the client printed its result
@@ -137,8 +137,8 @@ done
 
 TOP=${SIW_LITE_TOP:?}
 SIWL_KO=${SIW_LITE_KO:-$TOP/drivers/siw_lite/siw_lite.ko}
-PINGPONG=$TOP/tools/bench/tcp_pingpong
-TSC_MHZ=$TOP/tools/bench/tsc_mhz
+PINGPONG=$TOP/tools/testing/bench/tcp_pingpong
+TSC_MHZ=$TOP/tools/testing/bench/tsc_mhz
 mkdir -p "$out/raw" || die "cannot write to $out"
 RES=$out/results.tsv
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || die "no scratch dir"
@@ -693,9 +693,9 @@ profile_run() {
 	echo "start $(date -u +%FT%TZ)"
 } >"$out/meta.txt"
 
-[ -x "$PINGPONG" ] || die "$PINGPONG not built (make -C tools/bench)"
+[ -x "$PINGPONG" ] || die "$PINGPONG not built (make -C tools/testing/bench)"
 [ -f "$SIWL_KO" ] || die "$SIWL_KO not built (make)"
-[ -x "$TSC_MHZ" ] || die "$TSC_MHZ not built (make -C tools/bench)"
+[ -x "$TSC_MHZ" ] || die "$TSC_MHZ not built (make -C tools/testing/bench)"
 MHZ=$("$TSC_MHZ") && good_num "$MHZ" || die "cannot measure the TSC rate"
 echo "tsc_mhz $MHZ" >>"$out/meta.txt"
 echo "cpuinfo_mhz $(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)" >>"$out/meta.txt"

@@ -6,16 +6,17 @@
 #
 #   scripts/bench.sh [options]
 #
-# Builds siw_lite (make), tools/bench and the in-tree siw peer
+# Builds siw_lite (make), tools/testing/bench and the in-tree siw peer
 # (scripts/siw-peer.sh, cached outside the tree), boots one vm-run.sh guest
 # running scripts/bench-guest.sh, then turns the raw results into a table
-# of medians with ratios and the targets (tools/bench/report.py).
+# of medians with ratios and the targets
+# (tools/testing/bench/report.py).
 #
 # What is measured (see bench-guest.sh for the set-up and the CPU method):
 # perftest -R ib_{send,write,read}_bw at 64 B, 4 KiB, 64 KiB, 1 MiB
 # (MiB/s, message rate, CPU s/GB), ib_{send,write,read}_lat at 8 B and
 # 4 KiB (typical = median, us); iperf3 single stream (default and -l 64K)
-# and tools/bench/tcp_pingpong at 8 B and 4 KiB for raw TCP.
+# and tools/testing/bench/tcp_pingpong at 8 B and 4 KiB for raw TCP.
 #
 # Options:
 #   --quick            1 round, short runs, for development; the table
@@ -112,7 +113,7 @@ report() {
 	mkdir -p "$out" || return 2
 	k=$(sed -n 's/^kernel //p' "$dir/bench/meta.txt" 2>/dev/null)
 	series=$(siwl_kernel_series "$k") || series=unknown
-	python3 "$TOP/tools/bench/report.py" --results "$dir/bench/results.tsv" \
+	python3 "$TOP/tools/testing/bench/report.py" --results "$dir/bench/results.tsv" \
 		--meta "$dir/bench/meta.txt" --md "$out/benchmark-$series.md" \
 		--png "$out/benchmark-$series.png"
 	rc=$?
@@ -155,9 +156,9 @@ fi
 siwl_check_kernel "$kver" || exit 125
 
 # --- build on the host (the guest sees the tree read-only) ------------------
-echo "bench: building siw_lite and tools/bench (log: $logdir/build.log)"
+echo "bench: building siw_lite and tools/testing/bench (log: $logdir/build.log)"
 if ! { make -C "$TOP" KDIR="/usr/src/linux-headers-$kver" &&
-	make -C "$TOP/tools/bench"; } >"$logdir/build.log" 2>&1; then
+	make -C "$TOP/tools/testing/bench"; } >"$logdir/build.log" 2>&1; then
 	tail -n 30 "$logdir/build.log" >&2
 	siwl_msg "build failed; see $logdir/build.log"
 	exit 1

@@ -19,7 +19,7 @@
 # goes to stdout; progress and errors go to stderr.  The guest cannot build
 # it (its file system is read-only): run this on the host before booting
 # the guest; selftests look the module up under the same path
-# (siwl_peer_ko in tools/verbs_test/dp-lib.sh).
+# (siwl_peer_ko in tools/testing/verbs_test/dp-lib.sh).
 #
 # siw has no module parameters; its MPA behaviour is set by constants in
 # siw_main.c.  A variant flips some of them in the cached copy of the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The data path end to end over IPv4: tools/verbs_test (every test case)
+# The data path end to end over IPv4: tools/testing/verbs_test (every test case)
 # between two siw_lite devices in two network namespaces joined by veth;
 # then Send, Write and Read again with one transmit buffer that TCP takes
 # by reference (tx_pages=1: whenever TCP still holds it, TX builds in the
@@ -12,7 +12,7 @@
 # Responses placed by it (rx_defer_read=1), and with every payload sent
 # zero-copy (tx_zcopy=2), without and with MPA CRCs.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 # one point per verbs_test case, one for the exit codes; 3 + 1 seven
 # times, plus srq in the rx_defer cell; 1 + 1 twice, with a trace point

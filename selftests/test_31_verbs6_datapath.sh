@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The data path end to end over IPv6: tools/verbs_test (every test case)
+# The data path end to end over IPv6: tools/testing/verbs_test (every test case)
 # between two siw_lite devices in two network namespaces joined by veth.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 # one point per verbs_test case, one for the exit codes
 plan 11

@@ -6,7 +6,7 @@
 # checked: rping (validated ping data, server with the client's -S),
 # rdma_server/rdma_client (inline Sends) and ucmatose (two connections).
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 8
 dp_start

@@ -7,7 +7,7 @@
 # closed receive window (below).  One script per benchmark keeps each
 # within the per-script time limit of run.sh under TCG.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 3
 dp_start

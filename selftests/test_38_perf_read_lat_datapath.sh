@@ -6,7 +6,7 @@
 # exit codes checked.  One script per benchmark keeps each within the
 # per-script time limit of run.sh under TCG.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 1
 dp_start

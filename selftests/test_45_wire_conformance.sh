@@ -3,17 +3,17 @@
 #
 # Wire conformance: siw_lite <-> siw_lite traffic between two namespaces,
 # captured with tcpdump on namespace A's veth, checked against RFC 5040,
-# 5041, 5044 and 6581 by tools/wirecheck (written from the RFCs, not from
-# our encoder) and cross-checked with tshark's iwarp dissectors.
+# 5041, 5044 and 6581 by tools/testing/wirecheck (written from the RFCs,
+# not from our encoder) and cross-checked with tshark's iwarp dissectors.
 #
 # One capture per MPA configuration (rev 2 + CRC, rev 2 without CRC,
 # rev 1 + CRC, rev 2 + CRC + RTR), each holding verbs_test
 # send/write/read/send_inv and an rping run.  Test points per capture:
 # verbs_test, rping, wirecheck; then one for tshark over all captures.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
-WIRECHECK=$SIW_LITE_TOP/tools/wirecheck/wirecheck.py
+WIRECHECK=$SIW_LITE_TOP/tools/testing/wirecheck/wirecheck.py
 PARAMS=/sys/module/siw_lite/parameters
 VT_CASES=send,write,read,send_inv
 # one rdma_cm connection per verbs_test case, one for rping

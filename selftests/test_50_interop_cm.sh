@@ -9,7 +9,7 @@
 # on connect and accept is exercised by every verbs_test cell (seed and
 # MR offer).  perftest: test_50_interop_perf.sh.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 8
 dp_interop_start

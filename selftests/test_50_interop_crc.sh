@@ -18,7 +18,7 @@
 #  siw crc-off client, siw_lite mpa_crc=1  siw drops the connection
 #                                          after a Reply with C
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 18
 dp_interop_start

@@ -18,7 +18,7 @@
 #
 # All traffic stays in the guest, on 192.0.2.0/24 addresses of dummies.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 9
 require_guest

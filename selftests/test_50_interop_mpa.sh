@@ -11,7 +11,7 @@
 # siw has no module parameters: revision 1 as initiator is the "rev1"
 # build of scripts/siw-peer.sh.  siw_lite: mpa_rev, mpa_crc (cm.c).
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 # cells: ROLE REV CRC — 8 cells, 3 points each
 plan 24

@@ -8,7 +8,7 @@
 # section 5), and asking for more (-o 200) must either fail cleanly or be
 # cut down to 128 on the wire.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 12
 dp_interop_start

@@ -10,7 +10,7 @@
 # the zero-length RTR message (RFC 6581 section 5: a zero-length RDMA
 # Write, RDMA Read Request or Send).
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 6
 dp_interop_start

@@ -30,7 +30,7 @@
 # siw_lite must answer with a Terminate "STag cannot be invalidated"
 # (RDMAP, remote operation error, 0x09) that siw reports.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 18
 dp_interop_start

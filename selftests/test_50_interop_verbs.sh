@@ -7,7 +7,7 @@
 # side) and as server, default MPA (rev 2, no CRC).  verbs_test checks
 # every byte and every completion on both sides; the connect and accept
 # private data carry its seed and the MR it offers.  Each cell is
-# captured and checked on the wire (tools/wirecheck).  Send with
+# captured and checked on the wire (tools/testing/wirecheck).  Send with
 # Invalidate: test_50_interop_term.sh.  Needs the peer module built on
 # the host: scripts/siw-peer.sh.
 #
@@ -27,7 +27,7 @@
 #    receives: with siw_lite as client, whose Send with SE must then be on
 #    the wire.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 # per orientation: send (case, exits, wire); solicited,write (2 cases,
 # exits, wire); send,read without zero-length operations (2 cases, exits,

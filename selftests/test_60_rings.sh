@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The shared-ring data path (include/uapi/rdma/siw_lite-abi.h) between two
-# siw_lite devices in two namespaces, with tools/ringtest: batched posts,
-# full rings, CQ overflow, arming races, fork() and munmap() of a process
+# siw_lite devices in two namespaces, with tools/testing/ringtest:
+# batched posts, full rings, CQ overflow, arming races, fork() and munmap() of a process
 # holding rings; plus the command data path a provider gets with
 # SIW_LITE_NO_RINGS=1 on the same kernel.  dmesg must stay clean
 # (vm-run.sh checks).
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
-. "$SIW_LITE_TOP/tools/ringtest/rt-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/ringtest/rt-lib.sh"
 
 # the rings are there: the kernel offers them, the provider maps them
 if ! grep -q SIW_LITE_CAP_RINGS "$SIW_LITE_TOP/include/uapi/rdma/siw_lite-abi.h"; then

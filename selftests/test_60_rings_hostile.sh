@@ -6,10 +6,10 @@
 # kernel reads must end in an error completion, QP in ERROR or an async
 # event for that connection only; the peer carries on, everything stays
 # destroyable, and dmesg stays clean (vm-run.sh checks).  See
-# tools/ringtest/rt_hostile.c.
+# tools/testing/ringtest/rt_hostile.c.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
-. "$SIW_LITE_TOP/tools/ringtest/rt-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/ringtest/rt-lib.sh"
 
 if ! grep -q SIW_LITE_CAP_RINGS "$SIW_LITE_TOP/include/uapi/rdma/siw_lite-abi.h"; then
 	plan 1

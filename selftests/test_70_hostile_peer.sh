@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A hostile remote peer: tools/hostile/hostile.py speaks MPA/DDP/RDMAP by
-# hand over a plain TCP socket from namespace B and sends malformed input
+# A hostile remote peer: tools/testing/hostile/hostile.py speaks
+# MPA/DDP/RDMAP by hand over a plain TCP socket from namespace B and sends malformed input
 # (bad MPA frames, bad versions, opcodes, STags, bounds, MSNs, MOs, CRCs,
 # truncated FPDUs, floods, Terminates, a peer that stops reading) to
-# tools/hostile/victim, an rdma_cm server on siw_lite in namespace A.
+# tools/testing/hostile/victim, an rdma_cm server on siw_lite in namespace A.
 # Per case:
 #
 #   1. hostile.py sees the answer the RFCs require (the Terminate's layer,
@@ -18,15 +18,15 @@
 #   3. a fresh, well-formed connection to the same victim afterwards works
 #      (hostile.py --case good: a Write, a Read and a Send, all checked).
 #
-# tools/hostile/verdict.py makes these three points per case from both
-# reports.  At the end no QP is left, the module unloads, and dmesg has no
+# tools/testing/hostile/verdict.py makes these three points per case
+# from both reports.  At the end no QP is left, the module unloads, and dmesg has no
 # WARNING or BUG (vm-run.sh checks the whole log as well).
 #
 # SIWL_HOSTILE_CASES="NAME ..." runs only those cases (the rest skipped).
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
-HOSTILE_DIR=$SIW_LITE_TOP/tools/hostile
+HOSTILE_DIR=$SIW_LITE_TOP/tools/testing/hostile
 HOSTILE=$HOSTILE_DIR/hostile.py
 
 # Cases that hit a known siw_lite bug: NAME -> reason.  Their points are
@@ -39,7 +39,7 @@ ncases=$("${PY[@]}" "$HOSTILE" --list | grep -vc '^good	')
 plan $((ncases * 3 + 4))
 dp_start
 kmsg "test_70_hostile_peer start"
-VICTIM=$(dp_hostile_victim) || bail "cannot build tools/hostile/victim"
+VICTIM=$(dp_hostile_victim) || bail "cannot build tools/testing/hostile/victim"
 
 VOUT=$SIWL_TMP/victim.out
 HALL=$SIWL_TMP/hostile.out

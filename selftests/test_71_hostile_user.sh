@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A misbehaving local user (tools/hostile_user): wrong driver data sizes
+# A misbehaving local user (tools/testing/hostile_user): wrong driver data sizes
 # and garbage on every verb, mmap() with wrong keys/sizes/flags, rings
 # unmapped under a live QP, impossible memory registrations and
 # RLIMIT_MEMLOCK, stale and foreign handles, lkeys of another PD or
@@ -17,12 +17,12 @@
 # status and completeness, and the kill scenarios'.  The plan is known
 # only once hostile_user has run, so it is printed at the end.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 # Path of hostile_user: the host-built one if up to date, else built in
 # the scratch directory (the guest sees the tree read-only).
 hu_bin() {
-	local src=$SIW_LITE_TOP/tools/hostile_user bin newest
+	local src=$SIW_LITE_TOP/tools/testing/hostile_user bin newest
 
 	bin=$src/hostile_user
 	newest=$(ls -t "$src"/*.c "$src"/*.h "$bin" "$src"/../lib/* \
@@ -32,14 +32,18 @@ hu_bin() {
 		echo "$bin"
 		return 0
 	fi
-	mkdir -p "$SIWL_TMP/hu/hostile_user" "$SIWL_TMP/hu/provider" || return 1
-	cp "$src"/*.c "$src"/*.h "$src"/Makefile "$SIWL_TMP/hu/hostile_user/" &&
+	# the same layout as tools/: the sources find ../../provider
+	mkdir -p "$SIWL_TMP/hu/testing/hostile_user" "$SIWL_TMP/hu/provider" ||
+		return 1
+	cp "$src"/*.c "$src"/*.h "$src"/Makefile \
+		"$SIWL_TMP/hu/testing/hostile_user/" &&
 	cp "$SIW_LITE_TOP/tools/provider/pabi34.h" "$SIWL_TMP/hu/provider/" ||
 		return 1
-	make -s -C "$SIWL_TMP/hu/hostile_user" LIB="$SIW_LITE_TOP/tools/lib" \
-		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi -I$SIW_LITE_TOP/tools/lib" \
+	make -s -C "$SIWL_TMP/hu/testing/hostile_user" \
+		LIB="$SIW_LITE_TOP/tools/testing/lib" \
+		CPPFLAGS="-I$SIW_LITE_TOP/include/uapi -I$SIW_LITE_TOP/tools/testing/lib" \
 		hostile_user >&2 || return 1
-	echo "$SIWL_TMP/hu/hostile_user/hostile_user"
+	echo "$SIWL_TMP/hu/testing/hostile_user/hostile_user"
 }
 
 # Results are collected as lines "pass|fail|skip<TAB>DESC<TAB>DETAIL" and

@@ -5,7 +5,8 @@
 # objects and connections, and prove everything is released afterwards.
 #
 #  1. Eight connections writing both ways between the namespaces of
-#     dp-lib.sh (tools/lifecycle/churn serve/pump) while we do each of:
+#     dp-lib.sh (tools/testing/lifecycle/churn serve/pump) while we do
+#     each of:
 #     rdma link delete, a short netdev down/up, a netdev down for good,
 #     ip link del of the veth, rmmod, and kill -9 of both programs.
 #  2. PD/CQ/MR/SRQ/QP create/destroy loops, in one process and in several
@@ -32,7 +33,7 @@
 # WARNs when any is non-zero when a device goes, so every device removal
 # after a step doubles as a leak check through the kernel log check.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 plan 52
 dp_start
@@ -54,7 +55,7 @@ lc_wedged() {
 # Path of churn: the host-built one if up to date, else built in the
 # scratch directory (the guest sees the tree read-only).
 lc_churn() {
-	local src=$SIW_LITE_TOP/tools/lifecycle newest
+	local src=$SIW_LITE_TOP/tools/testing/lifecycle newest
 
 	newest=$(ls -t "$src/churn.c" "$src"/../lib/* "$src/churn" 2>/dev/null |
 		 head -n 1)
@@ -63,10 +64,11 @@ lc_churn() {
 		return 0
 	fi
 	mkdir -p "$SIWL_TMP/lc" && cp "$src/churn.c" "$src/Makefile" "$SIWL_TMP/lc/" &&
-		make -s -C "$SIWL_TMP/lc" LIB="$SIW_LITE_TOP/tools/lib" churn >&2 &&
+		make -s -C "$SIWL_TMP/lc" \
+			LIB="$SIW_LITE_TOP/tools/testing/lib" churn >&2 &&
 		echo "$SIWL_TMP/lc/churn"
 }
-CHURN=$(lc_churn) || bail "tools/lifecycle/churn does not build"
+CHURN=$(lc_churn) || bail "tools/testing/lifecycle/churn does not build"
 
 # ------------------------------------------------------------- helpers
 

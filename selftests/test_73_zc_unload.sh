@@ -3,7 +3,7 @@
 #
 # rmmod while TCP still holds zero-copy pages (issue 17, finding 4).
 #
-# tools/hostile/hostile.py (case fin-unread) asks the victim for four
+# tools/testing/hostile/hostile.py (case fin-unread) asks the victim for four
 # 64 KiB RDMA Reads, whose responses leave zero-copy from the victim's
 # registered pages, reads none of them and closes its half.  The victim
 # closes in order; its socket, orphaned, keeps the unsent responses, and
@@ -15,9 +15,9 @@
 # log must stay clean.  Before the fix rmmod returned at once and the
 # reset called into the unloaded module.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
-HOSTILE_DIR=$SIW_LITE_TOP/tools/hostile
+HOSTILE_DIR=$SIW_LITE_TOP/tools/testing/hostile
 PY=(python3 -S -B)
 BAD='WARNING:|(^|[^A-Za-z_])BUG[: ]|Oops|general protection|Kernel panic|unable to handle'
 
@@ -25,7 +25,7 @@ plan 5
 dp_start
 kmsg "test_73_zc_unload start"
 
-victim=$(dp_hostile_victim) || bail "cannot build tools/hostile/victim"
+victim=$(dp_hostile_victim) || bail "cannot build tools/testing/hostile/victim"
 
 hpid=""
 rpid=""

@@ -4,8 +4,8 @@
 # A listener's backlog bounds the connections its ULP has not answered
 # (issue 17, finding 6).
 #
-# tools/hostile/victim --hoard listens with a backlog of 4 and takes every
-# CONNECT_REQUEST without ever accepting or rejecting it; hostile.py (case
+# tools/testing/hostile/victim --hoard listens with a backlog of 4 and
+# takes every CONNECT_REQUEST without ever accepting or rejecting it; hostile.py (case
 # backlog-flood) opens 12 connections, each with a valid MPA Request, and
 # holds them.  At most 4 may reach the ULP: the others wait in TCP until
 # the ULP answers one.  Before the fix a connection left the count once
@@ -13,9 +13,9 @@
 # 60 s.  When the victim exits, its unanswered requests are rejected and
 # nothing of them may stay behind.
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
-HOSTILE_DIR=$SIW_LITE_TOP/tools/hostile
+HOSTILE_DIR=$SIW_LITE_TOP/tools/testing/hostile
 PY=(python3 -S -B)
 BACKLOG=4	# victim.c: rdma_listen(lid, 4)
 CONNS=12	# hostile.py: BACKLOG_CONNS
@@ -24,7 +24,7 @@ plan 5
 dp_start
 kmsg "test_74_backlog start"
 
-victim=$(dp_hostile_victim) || bail "cannot build tools/hostile/victim"
+victim=$(dp_hostile_victim) || bail "cannot build tools/testing/hostile/victim"
 
 hpid=""
 bl_cleanup() {

@@ -28,7 +28,7 @@
 # for all).  Its own time limit for run.sh, for when it does:
 # siwl-timeout: 1500
 . "$(dirname "$0")/lib.sh"
-. "$SIW_LITE_TOP/tools/verbs_test/dp-lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
 PERF_TESTS="ib_write_bw ib_send_bw ib_read_bw ib_send_lat ib_read_lat"
 plan 23

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The work request rules of wqe.c, which both posting paths (ib_post_send
- * and the user rings) apply, against the table in tools/lib/wqe_cases.h
- * that tools/hostile_user also posts through both paths in the guest.
+ * and the user rings) apply, against the table in
+ * tools/testing/lib/wqe_cases.h that tools/testing/hostile_user also posts
+ * through both paths in the guest.
  */
 #include "unit.h"
 #include "wqe.h"
-#include "wqe_cases.h"	/* tools/lib: the table hostile_user posts too */
+/* tools/testing/lib: the table hostile_user posts too */
+#include "wqe_cases.h"
 
 static const struct siwl_sq_limits lim = { .max_sge = 6, .max_inline = 64 };
 
