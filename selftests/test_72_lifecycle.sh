@@ -6,9 +6,11 @@
 #
 #  1. Eight connections writing both ways between the namespaces of
 #     dp-lib.sh (tools/testing/lifecycle/churn serve/pump) while we do
-#     each of:
-#     rdma link delete, a short netdev down/up, a netdev down for good,
-#     ip link del of the veth, rmmod, and kill -9 of both programs.
+#     each of: rdma link delete, a short netdev down/up (the connections
+#     end, the devices carry new ones after up), the local address
+#     removed (the connections end), an MTU change (they go on), a
+#     netdev rename, a netdev down for good, ip link del of the veth,
+#     rmmod, and kill -9 of both programs.
 #  2. PD/CQ/MR/SRQ/QP create/destroy loops, in one process and in several
 #     in parallel, and a process killed while holding objects.
 #  3. rdma_cm connect storms: 100 connect/disconnect cycles, connects to a
@@ -35,7 +37,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
-plan 52
+plan 67
 dp_start
 kmsg "test_72_lifecycle start"
 
@@ -376,16 +378,19 @@ lc_klog_clean
 lc_reload "$LC_STEP"
 lc_fresh
 
-# 1b. netdev down for 2 s, then up: both ports report it, the
-# connections survive (TCP retransmits) and finish.
+# 1b. netdev down for 2 s, then up: both ports report it, and the
+# connections over the link end with it, as with the in-tree siw (their
+# QPs go to error and flush; TCP alone would retransmit into the gap).
+# After up the devices carry new connections.
 lc_step "netdev down and up under load"
-# Long enough that the link is back well before the server ends, even on
-# a debug kernel where taking a link down and up takes seconds.
-lc_traffic_start --duration 12 --down-grace 60
+lc_traffic_start --duration 60 --down-grace 60
+# The device's async events beyond the programs' lifetime.
+lc_start aw "$DP_A" 60 stdbuf -oL ibv_asyncwatch -d "$DP_DA"
+sleep 1
 ip -n "$DP_A" link set "$DP_VA" down
 sleep 2
 ip -n "$DP_A" link set "$DP_VA" up
-lc_traffic_end 90
+lc_traffic_end 60
 if grep -q '^async: port error' "$SIWL_TMP/srv.out" &&
    grep -q '^async: port error' "$SIWL_TMP/cli.out"; then
 	pass "$LC_STEP: both sides get IBV_EVENT_PORT_ERR"
@@ -393,15 +398,67 @@ else
 	fail "$LC_STEP: both sides get IBV_EVENT_PORT_ERR" \
 		"$(lc_tail srv)" "$(lc_tail cli)"
 fi
-if grep -q '^async: port active' "$SIWL_TMP/srv.out" &&
-   grep -q '^async: port active' "$SIWL_TMP/cli.out"; then
-	pass "$LC_STEP: both sides get IBV_EVENT_PORT_ACTIVE"
-else
-	fail "$LC_STEP: both sides get IBV_EVENT_PORT_ACTIVE" \
-		"$(lc_tail srv)" "$(lc_tail cli)"
-fi
-lc_exits "the connections survive the flap and finish" "0"
+lc_exits "the connections end on the flush (not a stall)" "2"
 lc_res_released "$LC_STEP"
+if wait_for 20 port_state_is "$DP_DA" "4: ACTIVE" &&
+   wait_for 20 port_state_is "$DP_DB" "4: ACTIVE"; then
+	pass "$LC_STEP: both ports are ACTIVE again"
+else
+	fail "$LC_STEP: both ports are ACTIVE again" \
+		"$(port_state "$DP_DA") / $(port_state "$DP_DB")"
+fi
+if wait_for 10 grep -q 'PORT_ACTIVE' "$SIWL_TMP/aw.out" &&
+   grep -q 'PORT_ERR' "$SIWL_TMP/aw.out"; then
+	pass "$LC_STEP: IBV_EVENT_PORT_ERR, then IBV_EVENT_PORT_ACTIVE after up"
+else
+	fail "$LC_STEP: IBV_EVENT_PORT_ERR, then IBV_EVENT_PORT_ACTIVE after up" \
+		"$(lc_out aw)"
+fi
+kill "$(lc_child aw)" 2>/dev/null
+lc_wait aw 10
+lc_traffic_start --duration 3
+lc_traffic_end 60
+lc_exits "new connections after up carry traffic and finish" "0"
+lc_klog_clean
+
+# 1b2. The address a connection uses is removed: the connections from
+# it end at once (TCP would keep them, retransmitting for minutes).
+lc_step "local address removed under load"
+lc_traffic_start --duration 60 --down-grace 60
+ip -n "$DP_A" addr del "$DP_A4/24" dev "$DP_VA"
+lc_traffic_end 60
+lc_exits "the connections end on the flush (not a stall)" "2"
+lc_res_released "$LC_STEP"
+ip -n "$DP_A" addr add "$DP_A4/24" dev "$DP_VA"
+lc_klog_clean
+
+# 1b3. The MTU shrinks under load: FPDUs framed after it fit the new
+# MSS (MULPDU is taken per message), and the connections go on.
+lc_step "MTU change under load"
+lc_traffic_start --duration 4
+ip -n "$DP_A" link set "$DP_VA" mtu 1280 &&
+	ip -n "$DP_B" link set "$DP_VB" mtu 1280
+lc_traffic_end 60
+lc_exits "the connections go on and finish" "0"
+ip -n "$DP_A" link set "$DP_VA" mtu 1500 &&
+	ip -n "$DP_B" link set "$DP_VB" mtu 1500
+lc_klog_clean
+
+# 1b4. A netdev renamed (it has to be down for that) keeps its device:
+# "rdma link" names the new netdev, and the device carries traffic.
+lc_step "netdev renamed"
+ip -n "$DP_A" link set "$DP_VA" down &&
+	ip -n "$DP_A" link set "$DP_VA" name siwl-renamed &&
+	ip -n "$DP_A" link set siwl-renamed up
+run_cmd ip netns exec "$DP_A" rdma link show "$DP_DA/1"
+expect_match "$LC_STEP: rdma link shows the new netdev name" "$OUT" \
+	"netdev siwl-renamed"
+lc_traffic_start --duration 3
+lc_traffic_end 60
+lc_exits "the renamed netdev's device carries traffic" "0"
+ip -n "$DP_A" link set siwl-renamed down &&
+	ip -n "$DP_A" link set siwl-renamed name "$DP_VA" &&
+	ip -n "$DP_A" link set "$DP_VA" up
 lc_klog_clean
 
 # 1c. netdev down for good: the programs give up (their stall limit

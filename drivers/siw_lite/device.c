@@ -137,7 +137,8 @@ static void siwl_ib_speed(u32 mbps, u16 *speed, u8 *width)
 
 /*
  * Re-reads link state and speed; announces a state change as an async
- * event when @notify (the device is registered). Runs under RTNL.
+ * event when @notify (the device is registered), and on the way down
+ * ends the device's connections. Runs under RTNL.
  */
 void siwl_port_refresh(struct siwl_device *sdev, bool notify)
 {
@@ -160,6 +161,9 @@ void siwl_port_refresh(struct siwl_device *sdev, bool notify)
 	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 					     IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&ev);
+	/* As the in-tree siw: the connections over the link end with it. */
+	if (state != IB_PORT_ACTIVE)
+		siwl_qp_path_lost(sdev, NULL);
 }
 
 static int siwl_query_port(struct ib_device *ibdev, u32 port,

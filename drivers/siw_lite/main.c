@@ -12,9 +12,11 @@
 
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
 #include <rdma/rdma_netlink.h>
 
 #include "cm.h"
@@ -304,6 +306,153 @@ static struct notifier_block siwl_netdev_nb = {
 	.notifier_call = siwl_netdev_event,
 };
 
+/*
+ * A local address went away: the connections that use it end (see
+ * siwl_qp_path_lost()). The IPv6 notifier runs in atomic context and
+ * the device list has a mutex, so both notifiers queue what went and a
+ * work item looks the device up. Each entry holds its netdev.
+ */
+struct siwl_addr_gone {
+	struct list_head list;
+	struct net_device *netdev;
+	struct sockaddr_storage addr;
+};
+
+static LIST_HEAD(siwl_addr_gone_list);
+static DEFINE_SPINLOCK(siwl_addr_gone_lock);
+
+static void siwl_addr_gone_work(struct work_struct *work)
+{
+	struct siwl_addr_gone *g;
+	struct siwl_device *sdev;
+	bool registered;
+
+	for (;;) {
+		spin_lock_bh(&siwl_addr_gone_lock);
+		g = list_first_entry_or_null(&siwl_addr_gone_list,
+					     struct siwl_addr_gone, list);
+		if (g)
+			list_del(&g->list);
+		spin_unlock_bh(&siwl_addr_gone_lock);
+		if (!g)
+			return;
+
+		mutex_lock(&siwl_devices_lock);
+		sdev = siwl_find_by_netdev(g->netdev);
+		registered = sdev && ib_device_try_get(&sdev->ibdev);
+		mutex_unlock(&siwl_devices_lock);
+		if (registered) {
+			siwl_qp_path_lost(sdev, &g->addr);
+			ib_device_put(&sdev->ibdev);
+		}
+		dev_put(g->netdev);
+		kfree(g);
+	}
+}
+
+static DECLARE_WORK(siwl_addr_work, siwl_addr_gone_work);
+
+static void siwl_addr_gone(struct net_device *netdev,
+			   const struct sockaddr_storage *addr)
+{
+	struct siwl_addr_gone *g;
+
+	/*
+	 * Without memory the connections stay until TCP gives up on them,
+	 * as they would without us: nothing worse.
+	 */
+	g = kzalloc(sizeof(*g), GFP_ATOMIC);
+	if (!g)
+		return;
+	dev_hold(netdev);
+	g->netdev = netdev;
+	g->addr = *addr;
+	spin_lock_bh(&siwl_addr_gone_lock);
+	list_add_tail(&g->list, &siwl_addr_gone_list);
+	spin_unlock_bh(&siwl_addr_gone_lock);
+	schedule_work(&siwl_addr_work);
+}
+
+static int siwl_inetaddr_event(struct notifier_block *nb, unsigned long event,
+			       void *arg)
+{
+	struct in_ifaddr *ifa = arg;
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+	if (event != NETDEV_DOWN)
+		return NOTIFY_DONE;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = ifa->ifa_local;
+	siwl_addr_gone(ifa->ifa_dev->dev, &ss);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block siwl_inetaddr_nb = {
+	.notifier_call = siwl_inetaddr_event,
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int siwl_inet6addr_event(struct notifier_block *nb,
+				unsigned long event, void *arg)
+{
+	struct inet6_ifaddr *ifa = arg;
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+	if (event != NETDEV_DOWN)
+		return NOTIFY_DONE;
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr = ifa->addr;
+	siwl_addr_gone(ifa->idev->dev, &ss);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block siwl_inet6addr_nb = {
+	.notifier_call = siwl_inet6addr_event,
+};
+
+static int siwl_register_inet6addr(void)
+{
+	return register_inet6addr_notifier(&siwl_inet6addr_nb);
+}
+
+static void siwl_unregister_inet6addr(void)
+{
+	unregister_inet6addr_notifier(&siwl_inet6addr_nb);
+}
+#else
+static int siwl_register_inet6addr(void)
+{
+	return 0;
+}
+
+static void siwl_unregister_inet6addr(void)
+{
+}
+#endif
+
+static int siwl_addr_events_init(void)
+{
+	int rv;
+
+	rv = register_inetaddr_notifier(&siwl_inetaddr_nb);
+	if (rv)
+		return rv;
+	rv = siwl_register_inet6addr();
+	if (rv)
+		unregister_inetaddr_notifier(&siwl_inetaddr_nb);
+	return rv;
+}
+
+/* No new entry after the notifiers are gone; the work takes the rest. */
+static void siwl_addr_events_exit(void)
+{
+	siwl_unregister_inet6addr();
+	unregister_inetaddr_notifier(&siwl_inetaddr_nb);
+	flush_work(&siwl_addr_work);
+}
+
 static struct rdma_link_ops siwl_link_ops = {
 	.type = "siw_lite",
 	.newlink = siwl_newlink,
@@ -344,11 +493,16 @@ static int __init siwl_init(void)
 	rv = register_netdevice_notifier(&siwl_netdev_nb);
 	if (rv)
 		goto out_qp;
+	rv = siwl_addr_events_init();
+	if (rv)
+		goto out_netdev;
 	rdma_link_register(&siwl_link_ops);
 	siwl_tune_init();
 	pr_info("loaded\n");
 	return 0;
 
+out_netdev:
+	unregister_netdevice_notifier(&siwl_netdev_nb);
 out_qp:
 	siwl_qp_exit_module();
 out_cm:
@@ -361,6 +515,7 @@ static void __exit siwl_exit(void)
 	siwl_tune_exit();
 	/* Waits for a newlink in progress; none can start afterwards. */
 	rdma_link_unregister(&siwl_link_ops);
+	siwl_addr_events_exit();
 	unregister_netdevice_notifier(&siwl_netdev_nb);
 	siwl_remove_all();
 	siwl_cm_exit();

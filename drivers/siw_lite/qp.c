@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "cq.h"
@@ -81,6 +82,61 @@ struct siwl_qp *siwl_qp_from_id(struct siwl_device *sdev, u32 qpn)
 		qp = NULL;
 	xa_unlock_irqrestore(&sdev->qp_table, flags);
 	return qp;
+}
+
+/* The next QP of @sdev from *@idx on, with a reference, or NULL. */
+static struct siwl_qp *siwl_qp_next(struct siwl_device *sdev,
+				    unsigned long *idx)
+{
+	struct siwl_qp *qp;
+	unsigned long flags;
+
+	/* As in siwl_qp_from_id(): a QP in the table is not freed yet. */
+	xa_lock_irqsave(&sdev->qp_table, flags);
+	xa_for_each_start(&sdev->qp_table, *idx, qp, *idx) {
+		if (kref_get_unless_zero(&qp->ref))
+			break;
+	}
+	xa_unlock_irqrestore(&sdev->qp_table, flags);
+	return qp;
+}
+
+/* Is @sk's local address @addr? IPv4 may be mapped on an IPv6 socket. */
+static bool siwl_sk_local_is(const struct sock *sk,
+			     const struct sockaddr_storage *addr)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)addr;
+
+	if (addr->ss_family == AF_INET) {
+		if (sk->sk_family == AF_INET)
+			return sk->sk_rcv_saddr == sin->sin_addr.s_addr;
+#if IS_ENABLED(CONFIG_IPV6)
+		return ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) &&
+		       sk->sk_v6_rcv_saddr.s6_addr32[3] == sin->sin_addr.s_addr;
+#endif
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (addr->ss_family == AF_INET6 && sk->sk_family == AF_INET6)
+		return ipv6_addr_equal(&sk->sk_v6_rcv_saddr, &sin6->sin6_addr);
+#endif
+	return false;
+}
+
+void siwl_qp_path_lost(struct siwl_device *sdev,
+		       const struct sockaddr_storage *addr)
+{
+	unsigned long idx, flags;
+	struct siwl_qp *qp;
+
+	for (idx = 0; (qp = siwl_qp_next(sdev, &idx)); idx++) {
+		spin_lock_irqsave(&qp->lock, flags);
+		/* qp->sock is set while the QP is bound to a connection. */
+		if (qp->sock && (!addr || siwl_sk_local_is(qp->sock->sk, addr)))
+			siwl_qp_error_locked(qp, true);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		siwl_qp_put(qp);
+	}
 }
 
 void siwl_iw_add_ref(struct ib_qp *ibqp)

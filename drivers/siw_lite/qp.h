@@ -13,6 +13,7 @@
 #include "qp_obj.h"
 
 struct siwl_cep;
+struct sockaddr_storage;
 struct socket;
 
 /*
@@ -58,6 +59,17 @@ void siwl_qp_tx_wakeup(struct siwl_qp *qp);
  * Process context.
  */
 void siwl_qp_llp_down(struct siwl_qp *qp);
+
+/*
+ * The device's link went down (@addr NULL), or the local address @addr
+ * went away: each QP connected over it moves to ERROR and resets its
+ * connection, and its work item flushes the WRs with IB_WC_WR_FLUSH_ERR.
+ * TCP would keep such a connection and retransmit into a path that is
+ * gone; the consumer hears of it through the flush and the CM's close
+ * instead. Process context or not, any lock but the QPs' own.
+ */
+void siwl_qp_path_lost(struct siwl_device *sdev,
+		       const struct sockaddr_storage *addr);
 
 /* QP references, as iw_cm's iw_add_ref / iw_rem_ref use them. */
 void siwl_qp_get(struct siwl_qp *qp);
