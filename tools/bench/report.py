@@ -321,7 +321,7 @@ def against_base(t, meta, tried):
     add("Regressions beyond %d%%: %d of %d%s." % (
         round(BASE_SLACK * 100), worse, compared,
         "" if compared == len(rows) else
-        " (%d more without a value on both sides)" % (len(rows) - compared)))
+        " (and %d where siw_lite or base has no value)" % (len(rows) - compared)))
     add("")
     return lines
 
