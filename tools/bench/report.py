@@ -8,8 +8,8 @@ results.tsv has one line per measurement: round, peer, test, size, metric
 (bw MiB/s, mrate Kmsg/s, lat us, cpu_total/cpu_kernel CPU-s per GB), value
 ("NA" when the run gave nothing usable).  Peer "base" is siw_lite.ko of
 another revision (bench.sh --base); when present, a section compares
-siw_lite with it.  Prints the Markdown table, writes it to --md, draws --png with gnuplot when gnuplot is installed.  Exit
-status 1 if any siw_lite measurement has no value at all, else 0: a missed
+siw_lite with it.  Prints the Markdown table, writes it to --md, draws
+--png with gnuplot when gnuplot is installed.  Exit status 1 if any siw_lite measurement has no value at all, else 0: a missed
 target is reported, not failed.
 """
 
@@ -321,7 +321,8 @@ def against_base(t, meta, tried):
     add("Regressions beyond %d%%: %d of %d%s." % (
         round(BASE_SLACK * 100), worse, compared,
         "" if compared == len(rows) else
-        " (and %d where siw_lite or base has no value)" % (len(rows) - compared)))
+        " (and %d where siw_lite or base has no value)" %
+        (len(rows) - compared)))
     add("")
     return lines
 
