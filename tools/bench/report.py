@@ -9,8 +9,9 @@ results.tsv has one line per measurement: round, peer, test, size, metric
 ("NA" when the run gave nothing usable).  Peer "base" is siw_lite.ko of
 another revision (bench.sh --base); when present, a section compares
 siw_lite with it.  Prints the Markdown table, writes it to --md, draws
---png with gnuplot when gnuplot is installed.  Exit status 1 if any siw_lite measurement has no value at all, else 0: a missed
-target is reported, not failed.
+--png with gnuplot when gnuplot is installed.  Exit status 1 if any
+siw_lite measurement has no value at all, else 0: a missed target is
+reported, not failed.
 """
 
 import argparse
