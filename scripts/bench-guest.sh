@@ -5,13 +5,17 @@
 # measures siw_lite, the in-tree siw, rdma_rxe and raw TCP on the same
 # netdev set-up.  Raw outputs and a results table (results.tsv) go to OUT.
 #
-#   bench-guest.sh --out DIR [--siw-ko FILE] [options]
+#   bench-guest.sh --out DIR [--siw-ko FILE] [--base-ko FILE] [options]
 #
 # Options:
 #   --out DIR          where results.tsv, meta.txt and raw/ go (required)
 #   --siw-ko FILE      the in-tree siw built by scripts/siw-peer.sh
 #                      (without it the siw peer is reported missing)
-#   --peers LIST       space-separated subset of "siw_lite siw rxe tcp"
+#   --base-ko FILE     siw_lite.ko of another revision, measured as the
+#                      peer "base" with the same --siw-lite-params (without
+#                      it the base peer is reported missing)
+#   --peers LIST       space-separated subset of "siw_lite siw rxe tcp
+#                      base"
 #   --rounds N         rounds; every (peer, test) runs once per round (3)
 #   --duration S       perftest -D / iperf3 time per bandwidth run (5)
 #   --margin S         perftest -f: seconds left out at both ends (1)
@@ -53,7 +57,9 @@
 # Interleaving: each round runs the tests program by program; for each
 # program every peer takes its turn, in an order rotated by round and
 # program, so slow drift of the guest hits all peers alike.  Only one RDMA
-# driver is loaded at a time (loaded when its turn comes).
+# driver is loaded at a time (loaded when its turn comes): siw_lite and
+# base are both the module siw_lite, and one must be gone before the other
+# loads.
 #
 # Timing: perftest converts its cycle counts with a TSC rate it samples
 # over a few milliseconds, which fails on a busy TCG host (it then prints
@@ -81,6 +87,7 @@ usage() {
 
 out=""
 siw_ko=""
+base_ko=""
 peers="siw_lite siw rxe tcp"
 rounds=3
 duration=5
@@ -100,6 +107,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--out)		out=${2:?}; shift 2 ;;
 	--siw-ko)	siw_ko=${2:?}; shift 2 ;;
+	--base-ko)	base_ko=${2:?}; shift 2 ;;
 	--peers)	peers=${2:?}; shift 2 ;;
 	--rounds)	rounds=${2:?}; shift 2 ;;
 	--duration)	duration=${2:?}; shift 2 ;;
@@ -242,25 +250,30 @@ load_deps() {
 	done
 }
 
-# siwl_insmod_tuned: loads siw_lite with $siwl_params: module parameters
-# on insmod's command line, the development knobs into debugfs.
+# siwl_insmod_tuned KO: loads KO (this tree's siw_lite or the baseline's)
+# with $siwl_params: module parameters on insmod's command line, the
+# development knobs into debugfs.  A build that lacks one of them is not
+# left loaded: peer_down only unloads what peer_up completed.
 siwl_insmod_tuned() {
-	local w name mod=() knob=() dbg=/sys/kernel/debug
+	local ko=$1 w name mod=() knob=() dbg=/sys/kernel/debug
 
+	# Both builds are the module siw_lite: insmod must not meet the other.
+	[ ! -e /sys/module/siw_lite ] || { echo "siw_lite is still loaded" >&2; return 1; }
 	for w in $siwl_params; do
 		name=${w%%=*}
-		if modinfo -F parm "$SIWL_KO" | grep -q "^$name:"; then
+		if modinfo -F parm "$ko" | grep -q "^$name:"; then
 			mod+=("$w")
 		else
 			knob+=("$w")
 		fi
 	done
-	insmod "$SIWL_KO" "${mod[@]}" || return 1
+	insmod "$ko" "${mod[@]}" || return 1
 	[ ${#knob[@]} = 0 ] && return 0
-	mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" || return 1
+	mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" || { rmmod siw_lite; return 1; }
 	for w in "${knob[@]}"; do
 		echo "${w#*=}" >"$dbg/siw_lite/${w%%=*}" || {
-			echo "bench-guest: no siw_lite setting ${w%%=*}" >&2
+			echo "bench-guest: no siw_lite setting ${w%%=*} in $ko" >&2
+			rmmod siw_lite
 			return 1
 		}
 	done
@@ -269,7 +282,7 @@ siwl_insmod_tuned() {
 LOADED=""
 
 peer_up() {
-	local p=$1
+	local p=$1 type
 	peer_env "$p"
 	[ "$LOADED" = "$p" ] && return 0
 	peer_down
@@ -278,7 +291,10 @@ peer_up() {
 		LOADED=tcp
 		return 0 ;;
 	siw_lite)
-		load_deps "$SIWL_KO" && siwl_insmod_tuned || return 1 ;;
+		load_deps "$SIWL_KO" && siwl_insmod_tuned "$SIWL_KO" || return 1 ;;
+	base)
+		[ -n "$base_ko" ] && [ -f "$base_ko" ] || { echo "no baseline siw_lite.ko" >&2; return 1; }
+		load_deps "$base_ko" && siwl_insmod_tuned "$base_ko" || return 1 ;;
 	siw)
 		[ -n "$siw_ko" ] && [ -f "$siw_ko" ] || { echo "no siw.ko" >&2; return 1; }
 		load_deps "$siw_ko" && insmod "$siw_ko" || return 1 ;;
@@ -289,8 +305,11 @@ peer_up() {
 	if [ "$p" = rxe ]; then
 		rdma link add bench_r type rxe netdev bvR0 || return 1
 	else
-		ip netns exec "$NS_A" rdma link add bench_a type "$p" netdev bvA &&
-		ip netns exec "$NS_B" rdma link add bench_b type "$p" netdev bvB ||
+		# the baseline registers the link type of its module name
+		type=$p
+		[ "$p" = base ] && type=siw_lite
+		ip netns exec "$NS_A" rdma link add bench_a type "$type" netdev bvA &&
+		ip netns exec "$NS_B" rdma link add bench_b type "$type" netdev bvB ||
 			return 1
 	fi
 	wait_for 15 port_active "$DEV_S" && wait_for 15 port_active "$DEV_C" || {
@@ -305,7 +324,7 @@ peer_down() {
 	"" | tcp)
 		LOADED=""
 		return 0 ;;
-	siw_lite) mod=siw_lite ;;
+	siw_lite | base) mod=siw_lite ;;
 	siw) mod=siw ;;
 	rxe) mod=rdma_rxe ;;
 	esac
@@ -688,6 +707,7 @@ profile_run() {
 	echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null)"
 	echo "iperf3 $(dpkg-query -W -f '${Version}' iperf3 2>/dev/null)"
 	echo "siw_ko ${siw_ko:-none}"
+	echo "base_ko ${base_ko:-none}"
 	echo "siw_lite_params ${siwl_params:-none}"
 	echo "pinned $pin"
 	echo "start $(date -u +%FT%TZ)"

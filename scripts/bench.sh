@@ -28,7 +28,12 @@
 #   --kernel VER       guest kernel (default: the newest Debian kernel with
 #                      headers); the siw peer is built from its series'
 #                      linux-source
-#   --peers LIST       subset of "siw_lite siw rxe tcp" (quoted list)
+#   --peers LIST       subset of "siw_lite siw rxe tcp base" (quoted list)
+#   --base REV         also measure siw_lite.ko of git revision REV (a
+#                      commit, a branch, main~5) as the peer "base", in
+#                      the same rounds as the current build, and report
+#                      siw_lite against it; adds "base" to the default
+#                      peers (for a quick check: --peers "siw_lite base")
 #   --profile          also profile siw_lite in ib_write_bw 64 KiB and 64 B,
 #                      ib_write_lat, ib_send_lat and ib_read_lat 8 B (ftrace
 #                      function_graph: calls and time per data-path
@@ -44,8 +49,8 @@
 #
 # Raw outputs of every run stay in LOGDIR/bench/ (raw/, results.tsv).
 # Exit status: 0 if every siw_lite measurement produced a value (a missed
-# target is not a failure); 1 if siw_lite failed to run or the guest
-# reported a kernel problem; 2 for usage errors; otherwise vm-run.sh's.
+# target is not a failure); 1 if siw_lite (or the --base one) failed to
+# build, siw_lite failed to run or the guest reported a kernel problem; 2 for usage errors; otherwise vm-run.sh's.
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -61,6 +66,8 @@ duration=""
 lat_iters=""
 retries=1
 peers="siw_lite siw rxe tcp"
+peers_given=0
+base_rev=""
 profile=0
 outdir=""
 logdir=""
@@ -75,7 +82,12 @@ while [ $# -gt 0 ]; do
 	--duration)	duration=${2:?--duration needs a value}; shift 2 ;;
 	--lat-iters)	lat_iters=${2:?--lat-iters needs a value}; shift 2 ;;
 	--retries)	retries=${2:?--retries needs a value}; shift 2 ;;
-	--peers)	peers=${2:?--peers needs a value}; shift 2 ;;
+	--peers)	peers=${2:?--peers needs a value}; peers_given=1; shift 2 ;;
+	--base)		base_rev=${2:-}; shift $(($# < 2 ? 1 : 2))
+			# "--base --quick" must not read as a revision (nor git
+			# take it for an option)
+			[[ -n $base_rev && $base_rev != -* ]] ||
+				{ siwl_msg "--base needs a revision"; usage 2 >&2; } ;;
 	--kernel)	kver=${2:?--kernel needs a value}; shift 2 ;;
 	--profile)	profile=1; shift ;;
 	--out)		outdir=${2:?--out needs a value}; shift 2 ;;
@@ -97,14 +109,26 @@ for v in rounds duration lat_iters; do
 done
 [[ $retries =~ ^[0-9]+$ ]] || { siwl_msg "--retries must be a number"; exit 2; }
 [ "$duration" -ge 3 ] || { siwl_msg "--duration must be at least 3 s (1 s margins)"; exit 2; }
+TOP=$SIW_LITE_TOP
+if [ -n "$base_rev" ]; then
+	# resolved now, so a typo fails before minutes of building
+	base_commit=$(git -C "$TOP" rev-parse --verify -q "$base_rev^{commit}") || {
+		siwl_msg "--base: git does not know the revision '$base_rev'"
+		exit 2
+	}
+	[ $peers_given = 1 ] || peers="$peers base"
+fi
 for p in $peers; do
 	case $p in
-	siw_lite|siw|rxe|tcp) ;;
-	*) siwl_msg "unknown peer '$p' (siw_lite siw rxe tcp)"; exit 2 ;;
+	siw_lite|siw|rxe|tcp|base) ;;
+	*) siwl_msg "unknown peer '$p' (siw_lite siw rxe tcp base)"; exit 2 ;;
 	esac
 done
+if [[ " $peers " == *" base "* ]] && [ -z "$base_rev" ]; then
+	siwl_msg "peer base needs --base REV"
+	exit 2
+fi
 
-TOP=$SIW_LITE_TOP
 # report LOGDIR OUTDIR: benchmark-<series>.md/.png of the run in LOGDIR,
 # then benchmark.md from every series' report in OUTDIR, newest first.
 report() {
@@ -177,22 +201,46 @@ if [[ " $peers " == *" siw "* ]]; then
 	fi
 fi
 
+base_args=()
+if [[ " $peers " == *" base "* ]]; then
+	echo "bench: baseline siw_lite of $base_rev ($(git -C "$TOP" log -1 --format='%h %s' "$base_commit"))"
+	# Built from a fresh export, not a checkout: the work tree (and its
+	# objects for the current build) stay untouched.
+	if ko=$(siwl_build_rev "$base_commit" "/usr/src/linux-headers-$kver" \
+		"$logdir/base-src" 2>>"$logdir/build.log") &&
+	   cp "$ko" "$logdir/bench/siw_lite-base.ko"; then
+		base_args=(--base-ko "$logdir/bench/siw_lite-base.ko")
+	else
+		tail -n 30 "$logdir/build.log" >&2
+		siwl_msg "siw_lite of $base_rev could not be built (see $logdir/build.log)"
+		exit 1
+	fi
+fi
+
 # --- the guest run ----------------------------------------------------------
 # About 60 perftest/TCP runs a round, each DURATION plus a few seconds of
-# connection set-up under TCG; generous, since a killed guest loses all.
+# connection set-up under TCG, and 18 more for the baseline; generous,
+# since a killed guest loses all.
 if [ -z "$timeout_s" ]; then
-	timeout_s=$((600 + rounds * 60 * (duration + 12)))
+	runs=60
+	[ ${#base_args[@]} = 0 ] || runs=$((runs + 18))
+	timeout_s=$((600 + rounds * runs * (duration + 12)))
 	[ $profile = 0 ] || timeout_s=$((timeout_s + 300))
 fi
 guest=("$TOP/scripts/bench-guest.sh" --out "$logdir/bench" --rounds "$rounds"
        --duration "$duration" --lat-iters "$lat_iters" --retries "$retries"
        --peers "$peers"
-       "${siw_args[@]}")
+       "${siw_args[@]}" "${base_args[@]}")
 [ $profile = 0 ] || guest+=(--profile)
 
 echo "bench: kernel $kver, $rounds round(s), ${duration}s per bandwidth run, $lat_iters latency iterations, peers: $peers"
 "$TOP/scripts/vm-run.sh" --kernel "$kver" -t "$timeout_s" -l "$logdir" -- "${guest[@]}"
 vm_rc=$?
+# The guest writes meta.txt afresh; the baseline's name is known only here.
+if [ ${#base_args[@]} -gt 0 ] && [ -f "$logdir/bench/meta.txt" ]; then
+	git -C "$TOP" log -1 --format='base_rev %h%nbase_subject %s' "$base_commit" \
+		>>"$logdir/bench/meta.txt"
+fi
 
 # --- the table ------------------------------------------------------------
 if [ ! -s "$logdir/bench/results.tsv" ]; then

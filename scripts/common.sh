@@ -99,6 +99,29 @@ siwl_build_module() {
 	echo "$out/drivers/siw_lite/siw_lite.ko"
 }
 
+# siwl_build_rev REV KDIR SRCDIR: build siw_lite.ko of git revision REV of
+# this work tree for the kernel build dir KDIR, in SRCDIR (emptied, then
+# filled by git archive: neither the work tree's edits nor its objects get
+# in) and print the .ko's path. Build output goes to stderr.
+siwl_build_rev() {
+	local rev=$1 kdir=$2 src=$3
+
+	mkdir -p "$src" || return 1
+	src=$(cd "$src" && pwd -P)
+	case $src/ in
+	"$SIW_LITE_TOP"/*)
+		siwl_msg "$src is inside the work tree; pick a dir outside it"
+		return 2 ;;
+	esac
+	find "$src" -mindepth 1 -delete || return 1
+	git -C "$SIW_LITE_TOP" archive "$rev" | tar -x -C "$src" || return 1
+	# Kbuild directly, as siwl_build_module does: every revision has the
+	# top-level Kbuild, and only the module is needed, not the provider.
+	make -s -C "$kdir" M="$src" modules >&2 || return 1
+	[ -f "$src/drivers/siw_lite/siw_lite.ko" ] || return 1
+	echo "$src/drivers/siw_lite/siw_lite.ko"
+}
+
 # Check that a kernel version given by the user is usable; prints why not.
 siwl_check_kernel() {
 	local ver=$1

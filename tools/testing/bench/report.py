@@ -6,10 +6,12 @@
 
 results.tsv has one line per measurement: round, peer, test, size, metric
 (bw MiB/s, mrate Kmsg/s, lat us, cpu_total/cpu_kernel CPU-s per GB), value
-("NA" when the run gave nothing usable).  Prints the Markdown table, writes
-it to --md, draws --png with gnuplot when gnuplot is installed.  Exit
-status 1 if any siw_lite measurement has no value at all, else 0: a missed
-target is reported, not failed.
+("NA" when the run gave nothing usable).  Peer "base" is siw_lite.ko of
+another revision (bench.sh --base); when present, a section compares
+siw_lite with it.  Prints the Markdown table, writes it to --md, draws
+--png with gnuplot when gnuplot is installed.  Exit status 1 if any
+siw_lite measurement has no value at all, else 0: a missed target is
+reported, not failed.
 """
 
 import argparse
@@ -29,6 +31,7 @@ LAT_TESTS = ("ib_write_lat", "ib_send_lat", "ib_read_lat")
 BW_SIZES = (64, 4096, 65536, 1048576)
 LAT_SIZES = (8, 4096)
 TCP_BW_SIZE = 65536     # iperf3 -l 64K: what the 64 KiB rows compare to
+BASE_SLACK = 0.10       # siw_lite worse than base by more: a regression
 
 
 def size_name(n):
@@ -111,7 +114,7 @@ def md_table(head, rows):
     return out
 
 
-def build(t, meta):
+def build(t, meta, tried=()):
     lines = []
     add = lines.append
     add("# siw_lite benchmark")
@@ -264,6 +267,63 @@ def build(t, meta):
                                        .replace("<=", "≤"), goal),
                      fmt_ratio(val), verdict])
     lines += md_table(["target", "goal", "achieved", "verdict"], rows)
+    add("")
+    if any(k[0] == "base" for k in tried):
+        lines += against_base(t, meta, tried)
+    return lines
+
+
+def against_base(t, meta, tried):
+    """The section comparing siw_lite with the baseline build (peer base)."""
+    lines = []
+    add = lines.append
+    rev = " ".join(x for x in (meta.get("base_rev"), meta.get("base_subject"))
+                   if x) or "revision unknown"
+    add("## Against the baseline (%s)" % rev)
+    add("")
+    add("base is siw_lite.ko built from that revision, loaded with the same "
+        "settings and measured in the same rounds, taking its turn with "
+        "siw_lite for every test.  Ratios are siw_lite ÷ base: above 1 is "
+        "better for bandwidth and message rate, below 1 is better for "
+        "latency.  A cell more than %d%% on the wrong side is marked "
+        "worse." % round(BASE_SLACK * 100))
+    add("")
+    cells = []      # (test, size, metric, unit, higher is better)
+    for test in BW_TESTS:
+        for size in BW_SIZES:
+            cells.append((test, size, "bw", "MiB/s", True))
+    for test in BW_TESTS:
+        cells.append((test, 64, "mrate", "Kmsg/s", True))
+    for test in LAT_TESTS:
+        for size in LAT_SIZES:
+            cells.append((test, size, "lat", "µs", False))
+    rows = []
+    worse = compared = 0
+    for test, size, metric, unit, higher in cells:
+        # only what this run measured (bench-guest.sh --bw-tests etc.)
+        if not any((p, test, size, metric) in tried
+                   for p in ("siw_lite", "base")):
+            continue
+        r = ratio(t.med("siw_lite", test, size, metric),
+                  t.med("base", test, size, metric))
+        verdict = ""
+        if r is not None:
+            compared += 1
+            if (r < 1 - BASE_SLACK) if higher else (r > 1 + BASE_SLACK):
+                worse += 1
+                verdict = "**worse**"
+        rows.append([test, size_name(size), unit,
+                     t.cell("siw_lite", test, size, metric),
+                     t.cell("base", test, size, metric),
+                     fmt_ratio(r), verdict])
+    lines += md_table(["test", "size", "unit", "siw_lite", "base",
+                       "siw_lite/base", "note"], rows)
+    add("")
+    add("Regressions beyond %d%%: %d of %d%s." % (
+        round(BASE_SLACK * 100), worse, compared,
+        "" if compared == len(rows) else
+        " (and %d where siw_lite or base has no value)" %
+        (len(rows) - compared)))
     add("")
     return lines
 
@@ -435,7 +495,7 @@ def main():
     vals, tried, rounds = load(a.results)
     t = Table(vals, max(rounds, 1))
     meta = read_meta(a.meta)
-    lines = build(t, meta)
+    lines = build(t, meta, tried)
 
     if a.png:
         why = draw(t, os.path.abspath(a.png),
