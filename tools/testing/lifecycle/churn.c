@@ -97,71 +97,115 @@ static void say(const char *fmt, ...)
 
 /* ------------------------------------------------------------ objects */
 
+/* One round's objects; the arrays start zeroed, so teardown skips holes. */
+struct obj_set {
+	struct ibv_pd **pd;
+	struct ibv_cq **cq;
+	struct ibv_mr **mr;
+	struct ibv_srq **srq;
+	struct ibv_qp **qp;	/* two per PD: own receive queue, then SRQ */
+	char *buf;
+};
+
+/* Returns the verb that failed (errno still set by it), or NULL. */
+static const char *objects_create_one(struct ibv_context *ctx,
+				      struct obj_set *o, int i)
+{
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	o->pd[i] = ibv_alloc_pd(ctx);
+	if (!o->pd[i])
+		return "ibv_alloc_pd";
+	o->cq[i] = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!o->cq[i])
+		return "ibv_create_cq";
+	o->mr[i] = ibv_reg_mr(o->pd[i], o->buf + 4096 * i, 4096,
+			      IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ);
+	if (!o->mr[i])
+		return "ibv_reg_mr";
+	o->srq[i] = ibv_create_srq(o->pd[i], &sa);
+	if (!o->srq[i])
+		return "ibv_create_srq";
+	qa.send_cq = o->cq[i];
+	qa.recv_cq = o->cq[i];
+	o->qp[2 * i] = ibv_create_qp(o->pd[i], &qa);
+	if (!o->qp[2 * i])
+		return "ibv_create_qp";
+	/* and one receiving through the SRQ */
+	qa.srq = o->srq[i];
+	qa.cap.max_recv_wr = 0;
+	qa.cap.max_recv_sge = 0;
+	o->qp[2 * i + 1] = ibv_create_qp(o->pd[i], &qa);
+	if (!o->qp[2 * i + 1])
+		return "ibv_create_qp with SRQ";
+	return NULL;
+}
+
+/* Reverse order; every destroy must succeed. */
+static int objects_destroy(struct obj_set *o, int n)
+{
+	int i, rc = 0;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (o->qp[2 * i + 1] && ibv_destroy_qp(o->qp[2 * i + 1])) {
+			say("error: ibv_destroy_qp: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->qp[2 * i] && ibv_destroy_qp(o->qp[2 * i])) {
+			say("error: ibv_destroy_qp: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->srq[i] && ibv_destroy_srq(o->srq[i])) {
+			say("error: ibv_destroy_srq: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->mr[i] && ibv_dereg_mr(o->mr[i])) {
+			say("error: ibv_dereg_mr: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->cq[i] && ibv_destroy_cq(o->cq[i])) {
+			say("error: ibv_destroy_cq: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->pd[i] && ibv_dealloc_pd(o->pd[i])) {
+			say("error: ibv_dealloc_pd: %s", strerror(errno));
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
 static int objects_round(struct ibv_context *ctx, int n, bool hold)
 {
-	struct ibv_pd **pd = calloc(n, sizeof(*pd));
-	struct ibv_cq **cq = calloc(n, sizeof(*cq));
-	struct ibv_mr **mr = calloc(n, sizeof(*mr));
-	struct ibv_srq **srq = calloc(n, sizeof(*srq));
-	struct ibv_qp **qp = calloc(2 * n, sizeof(*qp));
-	char *buf = calloc(n, 4096);
+	struct obj_set o = {
+		.pd = calloc(n, sizeof(*o.pd)),
+		.cq = calloc(n, sizeof(*o.cq)),
+		.mr = calloc(n, sizeof(*o.mr)),
+		.srq = calloc(n, sizeof(*o.srq)),
+		.qp = calloc(2 * n, sizeof(*o.qp)),
+		.buf = calloc(n, 4096),
+	};
 	const char *what = NULL;
 	int i, rc = 0;
 
-	if (!pd || !cq || !mr || !srq || !qp || !buf) {
+	if (!o.pd || !o.cq || !o.mr || !o.srq || !o.qp || !o.buf) {
 		say("error: out of memory");
 		rc = -1;
 		goto out;
 	}
-	for (i = 0; i < n && !what; i++) {
-		struct ibv_srq_init_attr sa = {
-			.attr = { .max_wr = 16, .max_sge = 1 },
-		};
-		struct ibv_qp_init_attr qa = {
-			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-
-		pd[i] = ibv_alloc_pd(ctx);
-		if (!pd[i]) {
-			what = "ibv_alloc_pd";
+	for (i = 0; i < n; i++) {
+		what = objects_create_one(ctx, &o, i);
+		if (what)
 			break;
-		}
-		cq[i] = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-		if (!cq[i]) {
-			what = "ibv_create_cq";
-			break;
-		}
-		mr[i] = ibv_reg_mr(pd[i], buf + 4096 * i, 4096,
-				   IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ);
-		if (!mr[i]) {
-			what = "ibv_reg_mr";
-			break;
-		}
-		srq[i] = ibv_create_srq(pd[i], &sa);
-		if (!srq[i]) {
-			what = "ibv_create_srq";
-			break;
-		}
-		qa.send_cq = cq[i];
-		qa.recv_cq = cq[i];
-		qp[2 * i] = ibv_create_qp(pd[i], &qa);
-		if (!qp[2 * i]) {
-			what = "ibv_create_qp";
-			break;
-		}
-		/* and one receiving through the SRQ */
-		qa.srq = srq[i];
-		qa.cap.max_recv_wr = 0;
-		qa.cap.max_recv_sge = 0;
-		qp[2 * i + 1] = ibv_create_qp(pd[i], &qa);
-		if (!qp[2 * i + 1]) {
-			what = "ibv_create_qp with SRQ";
-			break;
-		}
 	}
 	if (what) {
 		say("error: %s #%d: %s", what, i, strerror(errno));
@@ -172,40 +216,15 @@ static int objects_round(struct ibv_context *ctx, int n, bool hold)
 		fflush(stdout);
 		sleep(opt.hold);
 	}
-	/* Reverse order; every destroy must succeed. */
-	for (i = n - 1; i >= 0; i--) {
-		if (qp[2 * i + 1] && ibv_destroy_qp(qp[2 * i + 1])) {
-			say("error: ibv_destroy_qp: %s", strerror(errno));
-			rc = -1;
-		}
-		if (qp[2 * i] && ibv_destroy_qp(qp[2 * i])) {
-			say("error: ibv_destroy_qp: %s", strerror(errno));
-			rc = -1;
-		}
-		if (srq[i] && ibv_destroy_srq(srq[i])) {
-			say("error: ibv_destroy_srq: %s", strerror(errno));
-			rc = -1;
-		}
-		if (mr[i] && ibv_dereg_mr(mr[i])) {
-			say("error: ibv_dereg_mr: %s", strerror(errno));
-			rc = -1;
-		}
-		if (cq[i] && ibv_destroy_cq(cq[i])) {
-			say("error: ibv_destroy_cq: %s", strerror(errno));
-			rc = -1;
-		}
-		if (pd[i] && ibv_dealloc_pd(pd[i])) {
-			say("error: ibv_dealloc_pd: %s", strerror(errno));
-			rc = -1;
-		}
-	}
+	if (objects_destroy(&o, n))
+		rc = -1;
 out:
-	free(pd);
-	free(cq);
-	free(mr);
-	free(srq);
-	free(qp);
-	free(buf);
+	free(o.pd);
+	free(o.cq);
+	free(o.mr);
+	free(o.srq);
+	free(o.qp);
+	free(o.buf);
 	return rc;
 }
 
