@@ -724,16 +724,86 @@ static void conn_accept(struct rdma_cm_event *ev)
 	}
 }
 
-/* One CM event of the traffic modes; acks it. */
-static void traffic_cm_event(struct rdma_cm_event *ev,
-			     struct rdma_cm_id *listen_id)
+/* Client: the route is there, so make the QP and send our MR along. */
+static void client_route_resolved(struct conn *c)
 {
 	struct rdma_conn_param cp = { .responder_resources = 1,
 				      .initiator_depth = 1,
 				      .retry_count = 7 };
+	struct peer_mr pm;
+
+	if (conn_resources(c)) {
+		set_verdict(EXIT_SETUP, "client resources");
+		return;
+	}
+	my_mr(c, &pm);
+	cp.private_data = &pm;
+	cp.private_data_len = sizeof(pm);
+	if (rdma_connect(c->id, &cp)) {
+		say("error: rdma_connect: %s", strerror(errno));
+		set_verdict(EXIT_SETUP, "rdma_connect failed");
+	}
+}
+
+/* The client learns the server's MR only from the accept. */
+static void conn_established(struct conn *c, struct rdma_cm_event *ev)
+{
+	c->up = true;
+	last_progress = cm_now();
+	if (is_server) {
+		server_maybe_go();
+		return;
+	}
+	if (ev->param.conn.private_data_len >= sizeof(c->peer)) {
+		memcpy(&c->peer, ev->param.conn.private_data,
+		       sizeof(c->peer));
+		c->have_peer = true;
+	}
+	if (!c->have_peer) {
+		conn_error(c, "no MR in the accept private data");
+		return;
+	}
+	send_msg(c, MSG_HELLO);
+}
+
+/* Acks @ev before freeing, as the id goes with the connection. */
+static void conn_disconnected(struct conn *c, struct rdma_cm_event *ev)
+{
+	if (!c->closing && !c->ack_sent) {
+		say("conn %ld: disconnected by the peer",
+		    (long)(c - conns));
+		set_verdict(EXIT_ERROR, "peer disconnected");
+	}
+	if (!c->closing) {
+		c->closing = true;
+		rdma_disconnect(c->id);
+	}
+	rdma_ack_cm_event(ev);
+	drain_cq(c);
+	conn_free(c);
+}
+
+/* DEVICE_REMOVAL, errors, a reject; acks @ev, then frees the connection. */
+static void conn_cm_failed(struct conn *c, struct rdma_cm_event *ev)
+{
+	enum rdma_cm_event_type type = ev->event;
+
+	say("cm: %s on conn %ld (status %d)", rdma_event_str(type),
+	    (long)(c - conns), ev->status);
+	set_verdict(type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    is_server ? EXIT_ERROR : EXIT_SETUP,
+		    rdma_event_str(type));
+	c->closing = true;
+	rdma_ack_cm_event(ev);
+	conn_free(c);
+}
+
+/* One CM event of the traffic modes; acks it. */
+static void traffic_cm_event(struct rdma_cm_event *ev,
+			     struct rdma_cm_id *listen_id)
+{
 	enum rdma_cm_event_type type = ev->event;
 	struct conn *c = conn_of(ev->id);
-	struct peer_mr pm;
 
 	if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		conn_accept(ev);
@@ -754,60 +824,16 @@ static void traffic_cm_event(struct rdma_cm_event *ev,
 		}
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		if (conn_resources(c)) {
-			set_verdict(EXIT_SETUP, "client resources");
-			break;
-		}
-		my_mr(c, &pm);
-		cp.private_data = &pm;
-		cp.private_data_len = sizeof(pm);
-		if (rdma_connect(c->id, &cp)) {
-			say("error: rdma_connect: %s", strerror(errno));
-			set_verdict(EXIT_SETUP, "rdma_connect failed");
-		}
+		client_route_resolved(c);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		c->up = true;
-		last_progress = cm_now();
-		if (is_server) {
-			server_maybe_go();
-			break;
-		}
-		if (ev->param.conn.private_data_len >= sizeof(c->peer)) {
-			memcpy(&c->peer, ev->param.conn.private_data,
-			       sizeof(c->peer));
-			c->have_peer = true;
-		}
-		if (!c->have_peer) {
-			conn_error(c, "no MR in the accept private data");
-			break;
-		}
-		send_msg(c, MSG_HELLO);
+		conn_established(c, ev);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		if (!c->closing && !c->ack_sent) {
-			say("conn %ld: disconnected by the peer",
-			    (long)(c - conns));
-			set_verdict(EXIT_ERROR, "peer disconnected");
-		}
-		if (!c->closing) {
-			c->closing = true;
-			rdma_disconnect(c->id);
-		}
-		rdma_ack_cm_event(ev);
-		drain_cq(c);
-		conn_free(c);
+		conn_disconnected(c, ev);
 		return;
 	default:
-		/* DEVICE_REMOVAL, errors, a reject */
-		say("cm: %s on conn %ld (status %d)", rdma_event_str(type),
-		    (long)(c - conns), ev->status);
-		set_verdict(type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
-			    is_server ? EXIT_ERROR : EXIT_SETUP,
-			    rdma_event_str(type));
-		c->closing = true;
-		rdma_ack_cm_event(ev);
-		conn_free(c);
+		conn_cm_failed(c, ev);
 		return;
 	}
 	rdma_ack_cm_event(ev);
