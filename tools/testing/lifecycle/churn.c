@@ -932,13 +932,94 @@ static bool traffic_ready(void)
 	return is_server ? go_sent : count(is_ready) == opt.conns;
 }
 
+static int traffic_listen(struct rdma_event_channel *ch,
+			  struct rdma_cm_id **listen_id)
+{
+	struct sockaddr_storage src;
+
+	if (cm_resolve("churn", opt.bind, opt.port, true, &src) ||
+	    rdma_create_id(ch, listen_id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(*listen_id, (struct sockaddr *)&src) ||
+	    rdma_listen(*listen_id, 64)) {
+		say("error: listen: %s", strerror(errno));
+		return EXIT_SETUP;
+	}
+	say("listening on %s port %s", opt.bind ? opt.bind : "*",
+	    opt.port);
+	return 0;
+}
+
+/* Starts every client connection; the CM events carry them on. */
+static int traffic_dial(struct rdma_event_channel *ch)
+{
+	struct sockaddr_storage src, dst;
+	int i;
+
+	if (!opt.connect ||
+	    cm_resolve("churn", opt.connect, opt.port, false, &dst))
+		return EXIT_SETUP;
+	if (opt.bind && cm_resolve("churn", opt.bind, "0", false, &src))
+		return EXIT_SETUP;
+	for (i = 0; i < opt.conns; i++) {
+		struct conn *c = &conns[nconns++];
+
+		if (rdma_create_id(ch, &c->id, c, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(c->id, opt.bind ?
+				      (struct sockaddr *)&src : NULL,
+				      (struct sockaddr *)&dst, 2000)) {
+			say("error: connect %d: %s", i, strerror(errno));
+			return EXIT_SETUP;
+		}
+	}
+	return 0;
+}
+
+/* Set-up: every connection up, with HELLO and GO, in time. */
+static void traffic_wait_ready(struct rdma_event_channel *ch,
+			       struct rdma_cm_id *listen_id, double start)
+{
+	while (!traffic_ready() && verdict == EXIT_OK) {
+		if (cm_now() - start > opt.timeout) {
+			say("error: %d of %d connections up, %d ready after %ds",
+			    count(is_up), opt.conns, count(is_ready),
+			    opt.timeout);
+			set_verdict(EXIT_SETUP, "set-up timed out");
+			break;
+		}
+		traffic_poll(ch, listen_id, 200);
+	}
+}
+
+/*
+ * Traffic until the duration is over (client), then BYE and its
+ * acknowledgment on every connection; the server runs until the
+ * client disconnected them all.
+ */
+static void traffic_run(struct rdma_event_channel *ch,
+			struct rdma_cm_id *listen_id, bool server,
+			double stop_at)
+{
+	int i;
+
+	while (verdict == EXIT_OK && count(is_alive) && !stalled()) {
+		if (!server && cm_now() >= stop_at) {
+			stop_at = cm_now() + 1e9;
+			for (i = 0; i < nconns; i++) {
+				conns[i].stopping = true;
+				conns[i].writing = false;
+				advance(&conns[i]);
+			}
+		}
+		traffic_poll(ch, listen_id, 200);
+	}
+}
+
 static int run_traffic(bool server)
 {
 	struct rdma_cm_id *listen_id = NULL;
 	struct rdma_event_channel *ch;
-	struct sockaddr_storage src, dst;
-	double start = cm_now(), ready_at = 0, stop_at;
-	int i;
+	double start = cm_now(), ready_at = 0;
+	int rc;
 
 	is_server = server;
 	signal(SIGUSR1, dump_state);
@@ -951,68 +1032,15 @@ static int run_traffic(bool server)
 		say("error: event channel: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
-	if (server) {
-		if (cm_resolve("churn", opt.bind, opt.port, true, &src) ||
-		    rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
-		    rdma_bind_addr(listen_id, (struct sockaddr *)&src) ||
-		    rdma_listen(listen_id, 64)) {
-			say("error: listen: %s", strerror(errno));
-			return EXIT_SETUP;
-		}
-		say("listening on %s port %s", opt.bind ? opt.bind : "*",
-		    opt.port);
-	} else {
-		if (!opt.connect ||
-		    cm_resolve("churn", opt.connect, opt.port, false, &dst))
-			return EXIT_SETUP;
-		if (opt.bind && cm_resolve("churn", opt.bind, "0", false, &src))
-			return EXIT_SETUP;
-		for (i = 0; i < opt.conns; i++) {
-			struct conn *c = &conns[nconns++];
-
-			if (rdma_create_id(ch, &c->id, c, RDMA_PS_TCP) ||
-			    rdma_resolve_addr(c->id, opt.bind ?
-					      (struct sockaddr *)&src : NULL,
-					      (struct sockaddr *)&dst, 2000)) {
-				say("error: connect %d: %s", i,
-				    strerror(errno));
-				return EXIT_SETUP;
-			}
-		}
-	}
+	rc = server ? traffic_listen(ch, &listen_id) : traffic_dial(ch);
+	if (rc)
+		return rc;
 	fflush(stdout);
 
-	/* set-up: every connection up, with HELLO and GO, in time */
-	while (!traffic_ready() && verdict == EXIT_OK) {
-		if (cm_now() - start > opt.timeout) {
-			say("error: %d of %d connections up, %d ready after %ds",
-			    count(is_up), opt.conns, count(is_ready),
-			    opt.timeout);
-			set_verdict(EXIT_SETUP, "set-up timed out");
-			break;
-		}
-		traffic_poll(ch, listen_id, 200);
-	}
+	traffic_wait_ready(ch, listen_id, start);
 	ready_at = cm_now();
 	last_progress = ready_at;
-	stop_at = ready_at + opt.duration;
-
-	/*
-	 * Traffic until the duration is over (client), then BYE and its
-	 * acknowledgment on every connection; the server runs until the
-	 * client disconnected them all.
-	 */
-	while (verdict == EXIT_OK && count(is_alive) && !stalled()) {
-		if (!server && cm_now() >= stop_at) {
-			stop_at = cm_now() + 1e9;
-			for (i = 0; i < nconns; i++) {
-				conns[i].stopping = true;
-				conns[i].writing = false;
-				advance(&conns[i]);
-			}
-		}
-		traffic_poll(ch, listen_id, 200);
-	}
+	traffic_run(ch, listen_id, server, ready_at + opt.duration);
 	traffic_end(ch, listen_id);
 	say("summary: %s conns=%d writes=%lu (%lu MiB) traffic=%.1fs exit=%d (%s)",
 	    server ? "serve" : "pump", nconns, total_writes(),
