@@ -1051,105 +1051,116 @@ static int run_traffic(bool server)
 
 /* ------------------------------------------------------- connect storms */
 
+struct accept_stats {
+	struct rdma_cm_id *listen_id;	/* NULL once stopped listening */
+	int requests;
+	int accepted;
+	int closed;
+	int failed;
+	int live;
+};
+
+/* Acks @ev first: the id may be destroyed here if the accept fails. */
+static void accept_request(struct accept_stats *s, struct rdma_cm_event *ev)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_conn_param cp = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+	struct rdma_cm_id *id = ev->id;
+
+	s->requests++;
+	rdma_ack_cm_event(ev);
+	/* rdma_cm makes the PD and CQs for us */
+	if (rdma_create_qp(id, NULL, &qa) || rdma_accept(id, &cp)) {
+		say("accept %d: %s", s->requests, strerror(errno));
+		s->failed++;
+		if (id->qp)
+			rdma_destroy_qp(id);
+		rdma_destroy_id(id);
+	} else {
+		s->live++;
+	}
+	if (s->listen_id && opt.stop_listen_after &&
+	    s->requests >= opt.stop_listen_after) {
+		say("destroying the listener after %d requests", s->requests);
+		rdma_destroy_id(s->listen_id);
+		s->listen_id = NULL;
+	}
+}
+
 static int run_accept(void)
 {
-	struct rdma_cm_id *listen_id = NULL, *id;
+	struct accept_stats s = {};
 	struct rdma_event_channel *ch;
 	struct sockaddr_storage src;
 	struct rdma_cm_event *ev;
-	int requests = 0, accepted = 0, closed = 0, failed = 0, live = 0;
+	struct rdma_cm_id *id;
 	int rc = EXIT_OK;
 
 	ch = rdma_create_event_channel();
 	if (!ch || cm_set_nonblock(ch->fd) ||
 	    cm_resolve("churn", opt.bind, opt.port, true, &src) ||
-	    rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listen_id, (struct sockaddr *)&src) ||
-	    rdma_listen(listen_id, 64)) {
+	    rdma_create_id(ch, &s.listen_id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(s.listen_id, (struct sockaddr *)&src) ||
+	    rdma_listen(s.listen_id, 64)) {
 		say("error: listen: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
 	say("listening on %s port %s", opt.bind ? opt.bind : "*", opt.port);
 	fflush(stdout);
 
-	while (closed + failed < opt.count || live) {
+	while (s.closed + s.failed < opt.count || s.live) {
 		ev = cm_next(ch, opt.idle * 1000);
 		if (!ev) {
-			if (errno == ETIMEDOUT && !listen_id && !live)
+			if (errno == ETIMEDOUT && !s.listen_id && !s.live)
 				break;	/* nothing more can arrive */
 			say("error: no CM event for %ds (%d live)", opt.idle,
-			    live);
+			    s.live);
 			rc = EXIT_SETUP;
 			break;
 		}
 		id = ev->id;
 		switch (ev->event) {
-		case RDMA_CM_EVENT_CONNECT_REQUEST: {
-			struct ibv_qp_init_attr qa = {
-				.qp_type = IBV_QPT_RC,
-				.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-					 .max_send_sge = 1,
-					 .max_recv_sge = 1 },
-			};
-			struct rdma_conn_param cp = {
-				.responder_resources = 1,
-				.initiator_depth = 1,
-			};
-
-			requests++;
-			rdma_ack_cm_event(ev);
-			/* rdma_cm makes the PD and CQs for us */
-			if (rdma_create_qp(id, NULL, &qa) ||
-			    rdma_accept(id, &cp)) {
-				say("accept %d: %s", requests,
-				    strerror(errno));
-				failed++;
-				if (id->qp)
-					rdma_destroy_qp(id);
-				rdma_destroy_id(id);
-			} else {
-				live++;
-			}
-			if (listen_id && opt.stop_listen_after &&
-			    requests >= opt.stop_listen_after) {
-				say("destroying the listener after %d requests",
-				    requests);
-				rdma_destroy_id(listen_id);
-				listen_id = NULL;
-			}
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			accept_request(&s, ev);
 			continue;
-		}
 		case RDMA_CM_EVENT_ESTABLISHED:
-			accepted++;
+			s.accepted++;
 			rdma_ack_cm_event(ev);
 			continue;
 		case RDMA_CM_EVENT_DISCONNECTED:
-			closed++;
+			s.closed++;
 			break;
 		default:
 			/* connect error, reject by the peer, removal */
 			say("cm: %s (status %d)", rdma_event_str(ev->event),
 			    ev->status);
-			if (id == listen_id) {
+			if (id == s.listen_id) {
 				rdma_ack_cm_event(ev);
 				rc = EXIT_ERROR;
 				goto out;
 			}
-			failed++;
+			s.failed++;
 			break;
 		}
 		rdma_ack_cm_event(ev);
 		if (id->qp)
 			rdma_destroy_qp(id);
 		rdma_destroy_id(id);
-		live--;
+		s.live--;
 	}
 out:
-	if (listen_id)
-		rdma_destroy_id(listen_id);
+	if (s.listen_id)
+		rdma_destroy_id(s.listen_id);
 	rdma_destroy_event_channel(ch);
 	say("summary: accept requests=%d established=%d closed=%d failed=%d exit=%d",
-	    requests, accepted, closed, failed, rc);
+	    s.requests, s.accepted, s.closed, s.failed, rc);
 	return rc;
 }
 
