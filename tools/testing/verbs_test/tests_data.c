@@ -188,91 +188,131 @@ static int msgs_prepare(struct vt_conn *c)
 	return 0;
 }
 
+/*
+ * Where a run loop stands: work requests posted and completed in order
+ * (RDMA Writes: retired), messages received, and the first failure of
+ * each direction for the report.
+ */
+struct data_tally {
+	unsigned int posted, done, got;
+	unsigned int errs, recv_err;	/* errs: the send side */
+	bool notified, placed;		/* write: the peer's NOTIFY */
+	char why[160], swhy[160];
+};
+
+/* Posts Sends while the window has room; true if it posted any. */
+static bool msgs_post(struct vt_conn *c, struct data_state *s,
+		      struct data_tally *t, unsigned int window)
+{
+	struct ibv_send_wr wr, *bad;
+	bool progress = false;
+	int ret;
+
+	while (t->posted < s->out.n && t->posted - t->done < window) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = t->posted;
+		wr.sg_list = s->sl[t->posted].sge;
+		wr.num_sge = s->sl[t->posted].nsge;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		ret = ibv_post_send(c->qp, &wr, &bad);
+		if (ret) {
+			snprintf(t->swhy, sizeof(t->swhy),
+				 "post_send #%u: %s", t->posted,
+				 strerror(ret));
+			t->errs++;
+			/* nothing more will complete for it */
+			t->done = s->out.n;
+			t->posted = s->out.n;
+			break;
+		}
+		t->posted++;
+		progress = true;
+	}
+	return progress;
+}
+
+/* One Send completion, if there is one: they complete in order. */
+static int msgs_poll_send(struct vt_conn *c, struct data_tally *t)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	ret = vt_try_poll(c->scq, &wc);
+	if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
+		if (wc.status != IBV_WC_SUCCESS ||
+		    wc.opcode != IBV_WC_SEND || wc.wr_id != t->done) {
+			if (!t->errs++)
+				snprintf(t->swhy, sizeof(t->swhy),
+					 "send #%u: wr_id %llu %s opcode %d",
+					 t->done,
+					 (unsigned long long)wc.wr_id,
+					 vt_wc_status(wc.status),
+					 wc.opcode);
+		}
+		t->done++;
+	}
+	return ret;
+}
+
+/* One data receive, if there is one, with its length and bytes checked. */
+static int msgs_poll_recv(struct vt_conn *c, struct data_state *s,
+			  struct data_tally *t)
+{
+	struct ibv_wc wc;
+	uint32_t want;
+	int ret;
+
+	/*
+	 * Our data receives are all in; whatever arrives next is the
+	 * peer's control message, for the control code to take.
+	 */
+	ret = t->got < s->in.n ? vt_try_poll(c->rcq, &wc) : 0;
+	if (ret <= 0)
+		return ret;
+	want = s->in.size[t->got];
+	if (wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RECV || wc.wr_id != t->got ||
+	    wc.byte_len != want ||
+	    (wc.wc_flags & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM))) {
+		if (!t->recv_err++)
+			snprintf(t->why, sizeof(t->why),
+				 "receive #%u: wr_id %llu %s opcode %d byte_len %u (want %u) flags %#x",
+				 t->got, (unsigned long long)wc.wr_id,
+				 vt_wc_status(wc.status),
+				 wc.opcode, wc.byte_len, want,
+				 wc.wc_flags);
+	} else if (!vt_layout_check(&s->rl[t->got], s->rbuf,
+				    vt_pat_key(c->seed, s->sin, t->got),
+				    want, true, t->why, sizeof(t->why))) {
+		if (!t->recv_err++)
+			tap_diag("%s: %s: message #%u (%u bytes, %u SGEs): %s",
+				 c->test->name, c->rname, t->got,
+				 want, s->rl[t->got].nsge, t->why);
+	}
+	t->got++;
+	return ret;
+}
+
 /* Sends out[] and receives in[] at the same time. */
 static void msgs_exchange(struct vt_conn *c, struct data_state *s)
 {
-	unsigned int posted = 0, done = 0, got = 0, window;
-	unsigned int send_err = 0, recv_err = 0;
 	double deadline = vt_deadline(c);
-	char why[160] = "", swhy[160] = "";
-	struct ibv_send_wr wr, *bad;
-	struct ibv_wc wc;
+	struct data_tally t = {};
+	unsigned int window;
 	bool progress;
 	int ret;
 
 	window = c->cap.max_send_wr - VT_CTRL_SLOTS;
-	while (done < s->out.n || got < s->in.n) {
-		progress = false;
-		while (posted < s->out.n && posted - done < window) {
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = posted;
-			wr.sg_list = s->sl[posted].sge;
-			wr.num_sge = s->sl[posted].nsge;
-			wr.opcode = IBV_WR_SEND;
-			wr.send_flags = IBV_SEND_SIGNALED;
-			ret = ibv_post_send(c->qp, &wr, &bad);
-			if (ret) {
-				snprintf(swhy, sizeof(swhy),
-					 "post_send #%u: %s", posted,
-					 strerror(ret));
-				send_err++;
-				/* nothing more will complete for it */
-				done = s->out.n;
-				posted = s->out.n;
-				break;
-			}
-			posted++;
-			progress = true;
-		}
-		ret = vt_try_poll(c->scq, &wc);
-		if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_SEND || wc.wr_id != done) {
-				if (!send_err++)
-					snprintf(swhy, sizeof(swhy),
-						 "send #%u: wr_id %llu %s opcode %d",
-						 done,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode);
-			}
-			done++;
-		}
+	while (t.done < s->out.n || t.got < s->in.n) {
+		progress = msgs_post(c, s, &t, window);
+		ret = msgs_poll_send(c, &t);
 		progress |= ret > 0;
-		/*
-		 * Our data receives are all in; whatever arrives next is the
-		 * peer's control message, for the control code to take.
-		 */
-		ret = got < s->in.n ? vt_try_poll(c->rcq, &wc) : 0;
-		if (ret > 0) {
-			uint32_t want = s->in.size[got];
-
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_RECV || wc.wr_id != got ||
-			    wc.byte_len != want ||
-			    (wc.wc_flags & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM))) {
-				if (!recv_err++)
-					snprintf(why, sizeof(why),
-						 "receive #%u: wr_id %llu %s opcode %d byte_len %u (want %u) flags %#x",
-						 got,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode, wc.byte_len, want,
-						 wc.wc_flags);
-			} else if (!vt_layout_check(&s->rl[got], s->rbuf,
-					vt_pat_key(c->seed, s->sin, got),
-					want, true, why, sizeof(why))) {
-				if (!recv_err++)
-					tap_diag("%s: %s: message #%u (%u bytes, %u SGEs): %s",
-						 c->test->name, c->rname, got,
-						 want, s->rl[got].nsge, why);
-			}
-			got++;
-		}
+		ret = msgs_poll_recv(c, s, &t);
 		progress |= ret > 0;
 		if (ret < 0) {
-			snprintf(why, sizeof(why), "ibv_poll_cq failed");
-			recv_err++;
+			snprintf(t.why, sizeof(t.why), "ibv_poll_cq failed");
+			t.recv_err++;
 			break;
 		}
 		if (progress) {
@@ -281,25 +321,25 @@ static void msgs_exchange(struct vt_conn *c, struct data_state *s)
 		}
 		if (vt_now() > deadline) {
 			tap_diag("%s: %s: stalled: %u/%u sends completed, %u/%u received, %s",
-				 c->test->name, c->rname, done, s->out.n, got,
-				 s->in.n,
+				 c->test->name, c->rname, t.done, s->out.n,
+				 t.got, s->in.n,
 				 c->disconnected ? "disconnected" : "connected");
 			break;
 		}
 		vt_idle(c);
 	}
-	if (send_err && swhy[0])
-		tap_diag("%s: %s: %s", c->test->name, c->rname, swhy);
-	tap_ok(done == s->out.n && !send_err,
+	if (t.errs && t.swhy[0])
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t.swhy);
+	tap_ok(t.done == s->out.n && !t.errs,
 	       "%s: %s: %u Sends (%u B max, up to %u SGEs) completed", c->test->name,
 	       c->rname, s->out.n, plan_max(&s->out), c->cap.max_send_sge);
-	if (recv_err && why[0])
-		tap_diag("%s: %s: %s", c->test->name, c->rname, why);
-	tap_ok(got == s->in.n && !recv_err,
+	if (t.recv_err && t.why[0])
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t.why);
+	tap_ok(t.got == s->in.n && !t.recv_err,
 	       "%s: %s: %u messages received%s, length and every byte checked",
 	       c->test->name, c->rname, s->in.n,
 	       c->srq ? " through the SRQ" : "");
-	tap_ok(sources_intact(c, s, why, sizeof(why)),
+	tap_ok(sources_intact(c, s, t.why, sizeof(t.why)),
 	       "%s: %s: send buffers unchanged", c->test->name, c->rname);
 }
 
