@@ -488,111 +488,140 @@ static int write_prepare(struct vt_conn *c)
 	return vt_ctrl_post_recv(c, c->role == VT_SERVER ? 2 : 1);
 }
 
+/*
+ * Posts RDMA Writes while the window has room, then the NOTIFY Send
+ * behind the last one; true if it posted any.
+ */
+static bool write_post(struct vt_conn *c, struct data_state *s,
+		       struct data_tally *t, unsigned int window)
+{
+	struct ibv_send_wr wr, *bad;
+	bool progress = false;
+	int ret;
+
+	while (t->posted < s->out.n && t->posted - t->done < window) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = t->posted;
+		wr.sg_list = s->sl[t->posted].sge;
+		wr.num_sge = s->sl[t->posted].nsge;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		/* two of three unsignaled: retired by the next one */
+		if (t->posted % 3 == 2 || t->posted + 1 == s->out.n ||
+		    t->posted - t->done + 1 == window)
+			wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = c->peer.addr + s->out.roff[t->posted];
+		wr.wr.rdma.rkey = c->peer.rkey;
+		ret = ibv_post_send(c->qp, &wr, &bad);
+		if (ret) {
+			tap_diag("%s: %s: post RDMA Write #%u: %s",
+				 c->test->name, c->rname, t->posted,
+				 strerror(ret));
+			t->errs++;
+			t->posted = s->out.n;
+			t->done = s->out.n;
+			break;
+		}
+		/* the Send after the Writes: placed when it arrives */
+		if (++t->posted == s->out.n &&
+		    vt_ctrl_send(c, VT_CTRL_NOTIFY, s->out.n, 0))
+			t->errs++;
+		progress = true;
+	}
+	return progress;
+}
+
+/* One signaled Write, if one completed: it retires those before it. */
+static int write_poll_send(struct vt_conn *c, struct data_state *s,
+			   struct data_tally *t)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	ret = vt_try_poll(c->scq, &wc);
+	if (ret <= 0 || vt_ctrl_tx_wc(c, &wc))
+		return ret;
+	if (wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RDMA_WRITE ||
+	    wc.wr_id < t->done || wc.wr_id >= t->posted) {
+		if (!t->errs++)
+			tap_diag("%s: %s: RDMA Write #%llu: %s opcode %d",
+				 c->test->name, c->rname,
+				 (unsigned long long)wc.wr_id,
+				 vt_wc_status(wc.status), wc.opcode);
+		if (wc.status != IBV_WC_SUCCESS)
+			t->done = s->out.n;
+	}
+	if (wc.wr_id >= t->done && wc.wr_id < s->out.n)
+		t->done = wc.wr_id + 1;
+	return ret;
+}
+
+/* The peer's NOTIFY, if it came: its Writes are placed by now. */
+static bool write_poll_notify(struct vt_conn *c, struct data_tally *t)
+{
+	struct vt_ctrl *m;
+	struct ibv_wc wc;
+
+	if (t->notified || vt_try_poll(c->rcq, &wc) <= 0)
+		return false;
+	m = &c->ctrl[wc.wr_id & (VT_CTRL_SLOTS - 1)];
+	t->notified = true;
+	t->placed = wc.status == IBV_WC_SUCCESS &&
+		    (wc.wr_id & VT_WR_CTRL_RX) && m->type == VT_CTRL_NOTIFY;
+	if (!t->placed)
+		tap_diag("%s: %s: waiting for NOTIFY: %s", c->test->name,
+			 c->rname, vt_wc_status(wc.status));
+	return true;
+}
+
+static void write_report(struct vt_conn *c, struct data_state *s,
+			 struct data_tally *t)
+{
+	bool ok;
+
+	tap_ok(t->done == s->out.n && !t->errs,
+	       "%s: %s: %u RDMA Writes (%u B max, up to %u SGEs, some unsignaled) completed",
+	       c->test->name, c->rname, s->out.n, plan_max(&s->out),
+	       c->cap.max_send_sge);
+	tap_ok(sources_intact(c, s, t->why, sizeof(t->why)),
+	       "%s: %s: write sources unchanged", c->test->name, c->rname);
+	ok = t->placed && remote_check(c, s, t->why, sizeof(t->why));
+	if (t->placed && !ok)
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t->why);
+	tap_ok(ok, "%s: %s: the peer's %u RDMA Writes are placed when its Send arrives, every byte checked",
+	       c->test->name, c->rname, s->in.n);
+}
+
 static void write_run(struct vt_conn *c)
 {
 	struct data_state *s = c->priv;
-	unsigned int posted = 0, retired = 0, errs = 0, window;
 	double deadline = vt_deadline(c);
-	struct ibv_send_wr wr, *bad;
-	bool notified = false, placed = false, progress, ok;
-	char why[160] = "";
-	struct ibv_wc wc;
-	int ret;
+	struct data_tally t = {};
+	unsigned int window;
+	bool progress;
 
 	if (!peer_mr_ok(c, &s->out)) {
 		tap_ok(false, "%s: %s: RDMA Writes", c->test->name, c->rname);
 		return;
 	}
 	window = c->cap.max_send_wr - VT_CTRL_SLOTS;
-	while (retired < s->out.n || !notified) {
-		progress = false;
-		while (posted < s->out.n && posted - retired < window) {
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = posted;
-			wr.sg_list = s->sl[posted].sge;
-			wr.num_sge = s->sl[posted].nsge;
-			wr.opcode = IBV_WR_RDMA_WRITE;
-			/* two of three unsignaled: retired by the next one */
-			if (posted % 3 == 2 || posted + 1 == s->out.n ||
-			    posted - retired + 1 == window)
-				wr.send_flags = IBV_SEND_SIGNALED;
-			wr.wr.rdma.remote_addr = c->peer.addr +
-						 s->out.roff[posted];
-			wr.wr.rdma.rkey = c->peer.rkey;
-			ret = ibv_post_send(c->qp, &wr, &bad);
-			if (ret) {
-				tap_diag("%s: %s: post RDMA Write #%u: %s",
-					 c->test->name, c->rname, posted,
-					 strerror(ret));
-				errs++;
-				posted = s->out.n;
-				retired = s->out.n;
-				break;
-			}
-			/* the Send after the Writes: placed when it arrives */
-			if (++posted == s->out.n &&
-			    vt_ctrl_send(c, VT_CTRL_NOTIFY, s->out.n, 0))
-				errs++;
-			progress = true;
-		}
-		ret = vt_try_poll(c->scq, &wc);
-		if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_RDMA_WRITE ||
-			    wc.wr_id < retired || wc.wr_id >= posted) {
-				if (!errs++)
-					tap_diag("%s: %s: RDMA Write #%llu: %s opcode %d",
-						 c->test->name, c->rname,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode);
-				if (wc.status != IBV_WC_SUCCESS)
-					retired = s->out.n;
-			}
-			if (wc.wr_id >= retired && wc.wr_id < s->out.n)
-				retired = wc.wr_id + 1;
-		}
-		progress |= ret > 0;
-		if (!notified) {
-			ret = vt_try_poll(c->rcq, &wc);
-			if (ret > 0) {
-				struct vt_ctrl *m = &c->ctrl[wc.wr_id &
-							(VT_CTRL_SLOTS - 1)];
-
-				notified = true;
-				placed = wc.status == IBV_WC_SUCCESS &&
-					 (wc.wr_id & VT_WR_CTRL_RX) &&
-					 m->type == VT_CTRL_NOTIFY;
-				if (!placed)
-					tap_diag("%s: %s: waiting for NOTIFY: %s",
-						 c->test->name, c->rname,
-						 vt_wc_status(wc.status));
-				progress = true;
-			}
-		}
+	while (t.done < s->out.n || !t.notified) {
+		progress = write_post(c, s, &t, window);
+		progress |= write_poll_send(c, s, &t) > 0;
+		progress |= write_poll_notify(c, &t);
 		if (progress) {
 			deadline = vt_deadline(c);
 			continue;
 		}
 		if (vt_now() > deadline) {
 			tap_diag("%s: %s: stalled: %u/%u writes retired, %s",
-				 c->test->name, c->rname, retired, s->out.n,
-				 notified ? "notified" : "no NOTIFY yet");
+				 c->test->name, c->rname, t.done, s->out.n,
+				 t.notified ? "notified" : "no NOTIFY yet");
 			break;
 		}
 		vt_idle(c);
 	}
-	tap_ok(retired == s->out.n && !errs,
-	       "%s: %s: %u RDMA Writes (%u B max, up to %u SGEs, some unsignaled) completed",
-	       c->test->name, c->rname, s->out.n, plan_max(&s->out),
-	       c->cap.max_send_sge);
-	tap_ok(sources_intact(c, s, why, sizeof(why)),
-	       "%s: %s: write sources unchanged", c->test->name, c->rname);
-	ok = placed && remote_check(c, s, why, sizeof(why));
-	if (placed && !ok)
-		tap_diag("%s: %s: %s", c->test->name, c->rname, why);
-	tap_ok(ok, "%s: %s: the peer's %u RDMA Writes are placed when its Send arrives, every byte checked",
-	       c->test->name, c->rname, s->in.n);
+	write_report(c, s, &t);
 	if (!vt_ctrl_flush(c))
 		tap_diag("%s: %s: NOTIFY send failed", c->test->name,
 			 c->rname);
