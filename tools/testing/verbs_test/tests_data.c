@@ -667,88 +667,75 @@ static int read_prepare(struct vt_conn *c)
 	return vt_ctrl_post_recv(c, 1);
 }
 
-static void read_run(struct vt_conn *c)
+/* Posts RDMA Reads while the window has room; true if it posted any. */
+static bool read_post(struct vt_conn *c, struct data_state *s,
+		      struct data_tally *t, unsigned int window)
 {
-	struct data_state *s = c->priv;
-	unsigned int posted = 0, done = 0, errs = 0, window;
-	double deadline = vt_deadline(c);
 	struct ibv_send_wr wr, *bad;
-	char why[160] = "";
-	struct ibv_wc wc;
-	bool progress;
+	bool progress = false;
 	int ret;
 
-	if (!peer_mr_ok(c, &s->out)) {
-		tap_ok(false, "%s: %s: RDMA Reads", c->test->name, c->rname);
-		return;
-	}
-	/* stay within the ORD we asked for */
-	window = VT_MIN(4, VT_MIN(c->dattr.max_qp_rd_atom,
-				  c->dattr.max_qp_init_rd_atom));
-	window = VT_MAX(window, 1u);
-	while (done < s->out.n) {
-		progress = false;
-		while (posted < s->out.n && posted - done < window) {
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = posted;
-			wr.sg_list = s->sl[posted].sge;
-			wr.num_sge = s->sl[posted].nsge;
-			wr.opcode = IBV_WR_RDMA_READ;
-			wr.send_flags = IBV_SEND_SIGNALED;
-			wr.wr.rdma.remote_addr = c->peer.addr +
-						 s->out.roff[posted];
-			wr.wr.rdma.rkey = c->peer.rkey;
-			ret = ibv_post_send(c->qp, &wr, &bad);
-			if (ret) {
-				tap_diag("%s: %s: post RDMA Read #%u: %s",
-					 c->test->name, c->rname, posted,
-					 strerror(ret));
-				errs++;
-				posted = s->out.n;
-				done = s->out.n;
-				break;
-			}
-			posted++;
-			progress = true;
-		}
-		ret = vt_try_poll(c->scq, &wc);
-		if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_RDMA_READ || wc.wr_id != done) {
-				if (!errs++)
-					tap_diag("%s: %s: RDMA Read #%u: wr_id %llu %s opcode %d",
-						 c->test->name, c->rname, done,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode);
-			} else if (!vt_layout_check(&s->sl[done], s->sbuf,
-					vt_pat_key(c->seed, s->sout, done),
-					s->out.size[done], true, why,
-					sizeof(why))) {
-				if (!errs++)
-					tap_diag("%s: %s: RDMA Read #%u (%u bytes): %s",
-						 c->test->name, c->rname, done,
-						 s->out.size[done], why);
-			}
-			done++;
-		}
-		progress |= ret > 0;
-		if (progress) {
-			deadline = vt_deadline(c);
-			continue;
-		}
-		if (vt_now() > deadline) {
-			tap_diag("%s: %s: stalled: %u/%u reads completed",
-				 c->test->name, c->rname, done, s->out.n);
+	while (t->posted < s->out.n && t->posted - t->done < window) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = t->posted;
+		wr.sg_list = s->sl[t->posted].sge;
+		wr.num_sge = s->sl[t->posted].nsge;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = c->peer.addr + s->out.roff[t->posted];
+		wr.wr.rdma.rkey = c->peer.rkey;
+		ret = ibv_post_send(c->qp, &wr, &bad);
+		if (ret) {
+			tap_diag("%s: %s: post RDMA Read #%u: %s",
+				 c->test->name, c->rname, t->posted,
+				 strerror(ret));
+			t->errs++;
+			t->posted = s->out.n;
+			t->done = s->out.n;
 			break;
 		}
-		vt_idle(c);
+		t->posted++;
+		progress = true;
 	}
-	tap_ok(done == s->out.n && !errs,
-	       "%s: %s: %u RDMA Reads (%u B max, %u outstanding) completed, every byte checked",
-	       c->test->name, c->rname, s->out.n, plan_max(&s->out), window);
+	return progress;
+}
 
-	/* the source may only be checked once the peer stopped reading */
+/* One Read completion, if there is one, with the bytes it brought. */
+static int read_poll(struct vt_conn *c, struct data_state *s,
+		     struct data_tally *t)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	ret = vt_try_poll(c->scq, &wc);
+	if (ret <= 0 || vt_ctrl_tx_wc(c, &wc))
+		return ret;
+	if (wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RDMA_READ || wc.wr_id != t->done) {
+		if (!t->errs++)
+			tap_diag("%s: %s: RDMA Read #%u: wr_id %llu %s opcode %d",
+				 c->test->name, c->rname, t->done,
+				 (unsigned long long)wc.wr_id,
+				 vt_wc_status(wc.status), wc.opcode);
+	} else if (!vt_layout_check(&s->sl[t->done], s->sbuf,
+				    vt_pat_key(c->seed, s->sout, t->done),
+				    s->out.size[t->done], true, t->why,
+				    sizeof(t->why))) {
+		if (!t->errs++)
+			tap_diag("%s: %s: RDMA Read #%u (%u bytes): %s",
+				 c->test->name, c->rname, t->done,
+				 s->out.size[t->done], t->why);
+	}
+	t->done++;
+	return ret;
+}
+
+/* The source may only be checked once the peer stopped reading. */
+static void read_check_source(struct vt_conn *c, struct data_state *s,
+			      struct data_tally *t)
+{
+	bool ok;
+
 	if (c->role == VT_SERVER) {
 		if (vt_ctrl_send(c, VT_CTRL_DONE, 0, 0) || !vt_ctrl_flush(c))
 			tap_diag("%s: server: DONE failed", c->test->name);
@@ -760,11 +747,47 @@ static void read_run(struct vt_conn *c)
 		       "%s: client: the server reports its reads done",
 		       c->test->name);
 	}
-	ret = remote_check(c, s, why, sizeof(why));
-	if (!ret)
-		tap_diag("%s: %s: %s", c->test->name, c->rname, why);
-	tap_ok(ret, "%s: %s: the buffer the peer read from is unchanged",
+	ok = remote_check(c, s, t->why, sizeof(t->why));
+	if (!ok)
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t->why);
+	tap_ok(ok, "%s: %s: the buffer the peer read from is unchanged",
 	       c->test->name, c->rname);
+}
+
+static void read_run(struct vt_conn *c)
+{
+	struct data_state *s = c->priv;
+	double deadline = vt_deadline(c);
+	struct data_tally t = {};
+	unsigned int window;
+	bool progress;
+
+	if (!peer_mr_ok(c, &s->out)) {
+		tap_ok(false, "%s: %s: RDMA Reads", c->test->name, c->rname);
+		return;
+	}
+	/* stay within the ORD we asked for */
+	window = VT_MIN(4, VT_MIN(c->dattr.max_qp_rd_atom,
+				  c->dattr.max_qp_init_rd_atom));
+	window = VT_MAX(window, 1u);
+	while (t.done < s->out.n) {
+		progress = read_post(c, s, &t, window);
+		progress |= read_poll(c, s, &t) > 0;
+		if (progress) {
+			deadline = vt_deadline(c);
+			continue;
+		}
+		if (vt_now() > deadline) {
+			tap_diag("%s: %s: stalled: %u/%u reads completed",
+				 c->test->name, c->rname, t.done, s->out.n);
+			break;
+		}
+		vt_idle(c);
+	}
+	tap_ok(t.done == s->out.n && !t.errs,
+	       "%s: %s: %u RDMA Reads (%u B max, %u outstanding) completed, every byte checked",
+	       c->test->name, c->rname, s->out.n, plan_max(&s->out), window);
+	read_check_source(c, s, &t);
 	if (c->role == VT_CLIENT &&
 	    (vt_ctrl_send(c, VT_CTRL_BYE, 0, 0) || !vt_ctrl_flush(c)))
 		tap_diag("%s: client: BYE failed", c->test->name);
