@@ -735,7 +735,8 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* Fills cfg; exits through usage() on a bad command line. */
+static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "bind", required_argument, NULL, 'b' },
@@ -751,9 +752,7 @@ int main(int argc, char **argv)
 		{ "hoard", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rdma_cm_event *req;
-	double end;
-	int c, n;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -800,23 +799,33 @@ int main(int argc, char **argv)
 	    cfg.recv_len > 65536 || cfg.timeout < 1 || cfg.idle < 1 ||
 	    cfg.mr_size < 64 || cfg.mr_size > (16U << 20))
 		usage();
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (setup())
-		return 1;
-	if (cfg.hoard) {
-		hoard();
-		return 0;
-	}
+}
+
+/* A request pump() stashed earlier, or the next within --idle seconds. */
+static struct rdma_cm_event *next_request(void)
+{
+	struct rdma_cm_event *req;
+	double end;
+
+	req = stash;
+	stash = NULL;
+	end = now() + cfg.idle;
+	while (!req && now() < end)
+		if (pump(100, &req))
+			break;
+	return req;
+}
+
+/* Connections one after the other; returns the loop's last number. */
+static int serve_conns(void)
+{
+	struct rdma_cm_event *req;
+	int n;
 
 	for (n = 1; !cfg.count || n <= cfg.count; n++) {
 		memset(&conn, 0, sizeof(conn));
 		conn.n = n;
-		req = stash;
-		stash = NULL;
-		end = now() + cfg.idle;
-		while (!req && now() < end)
-			if (pump(100, &req))
-				break;
+		req = next_request();
 		if (!req) {
 			printf("conn=%d timeout: no connection request\n", n);
 			n--;
@@ -834,15 +843,40 @@ int main(int argc, char **argv)
 		}
 		run_conn(req);
 	}
-	printf("done conns=%d\n", cfg.count && n > cfg.count ? cfg.count : n);
-	fflush(stdout);
+	return n;
+}
+
+/* What setup() made, in reverse. */
+static void teardown(void)
+{
+	int b;
 
 	rdma_destroy_id(lid);
-	for (c = 0; c < HV_NBUF; c++)
-		ibv_dereg_mr(mr[c]);
+	for (b = 0; b < HV_NBUF; b++)
+		ibv_dereg_mr(mr[b]);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd2);
 	ibv_dealloc_pd(pd);
 	rdma_destroy_event_channel(ech);
+}
+
+int main(int argc, char **argv)
+{
+	int n;
+
+	parse_args(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (setup())
+		return 1;
+	if (cfg.hoard) {
+		hoard();
+		return 0;
+	}
+
+	n = serve_conns();
+	printf("done conns=%d\n", cfg.count && n > cfg.count ? cfg.count : n);
+	fflush(stdout);
+
+	teardown();
 	return 0;
 }

@@ -225,7 +225,16 @@ static void print_usage(int status)
 	exit(status);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for, beyond the options the cases see. */
+struct hu_args {
+	struct hu_opts o;
+	const char *only;	/* --case */
+	bool server;
+	bool list;
+};
+
+/* Exits through print_usage() on --help and on a bad command line. */
+static void parse_args(int argc, char **argv, struct hu_args *a)
 {
 	static const struct option lopts[] = {
 		{ "bind", required_argument, NULL, 'b' },
@@ -241,46 +250,42 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hu_opts o = { .port = "7176", .timeout = 10 };
-	const char *only = NULL;
-	bool server = false, list = false;
-	const struct hu_case *tc;
-	int c, ran = 0;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			o.bind = optarg;
+			a->o.bind = optarg;
 			break;
 		case 't':
-			only = optarg;
+			a->only = optarg;
 			break;
 		case 'c':
-			o.addr = optarg;
+			a->o.addr = optarg;
 			break;
 		case 'n':
-			o.count = atoi(optarg);
+			a->o.count = atoi(optarg);
 			break;
 		case 'd':
-			o.dev = optarg;
+			a->o.dev = optarg;
 			break;
 		case 'h':
 			print_usage(0);
 			break;
 		case 'l':
-			list = true;
+			a->list = true;
 			break;
 		case 'p':
-			o.port = optarg;
+			a->o.port = optarg;
 			break;
 		case 's':
-			server = true;
+			a->server = true;
 			break;
 		case 'T':
-			o.timeout = atoi(optarg);
+			a->o.timeout = atoi(optarg);
 			break;
 		case 'v':
-			o.verbose = true;
+			a->o.verbose = true;
 			break;
 		default:
 			print_usage(1);
@@ -288,31 +293,24 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		print_usage(1);
-	tap_verbose = o.verbose;
-	/* our own stdout must not be duplicated into children by fork() */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+}
 
-	if (list) {
-		for (tc = cases; tc->name; tc++)
-			printf("%s\t%s\t%s\n", tc->name,
-			       tc->peer ? "peer" : "local", tc->what);
-		return 0;
-	}
-	if (server) {
-		if (!o.bind)
-			print_usage(1);
-		return hu_server(&o);
-	}
+/* The local cases, or just @only; returns the exit status. */
+static int run_cases(const struct hu_opts *o, const char *only)
+{
+	const struct hu_case *tc;
+	int ran = 0;
+
 	for (tc = cases; tc->name; tc++) {
 		if (only ? strcmp(only, tc->name) : tc->peer)
 			continue;
-		if (tc->peer && !o.addr) {
+		if (tc->peer && !o->addr) {
 			fprintf(stderr, "case %s needs --client ADDR\n",
 				tc->name);
 			return 2;
 		}
 		tap_diag("case %s: %s", tc->name, tc->what);
-		tc->run(&o);
+		tc->run(o);
 		ran++;
 	}
 	if (!ran) {
@@ -321,4 +319,28 @@ int main(int argc, char **argv)
 	}
 	printf("1..%u\n", tap_count());
 	return tap_failures() ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct hu_args a = { .o = { .port = "7176", .timeout = 10 } };
+	const struct hu_case *tc;
+
+	parse_args(argc, argv, &a);
+	tap_verbose = a.o.verbose;
+	/* our own stdout must not be duplicated into children by fork() */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (a.list) {
+		for (tc = cases; tc->name; tc++)
+			printf("%s\t%s\t%s\n", tc->name,
+			       tc->peer ? "peer" : "local", tc->what);
+		return 0;
+	}
+	if (a.server) {
+		if (!a.o.bind)
+			print_usage(1);
+		return hu_server(&a.o);
+	}
+	return run_cases(&a.o, a.only);
 }

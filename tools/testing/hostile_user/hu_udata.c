@@ -357,13 +357,9 @@ static void mr_tests(struct hu_env *e)
 
 /* ------------------------------------------------------ modify QP/SRQ */
 
-static void modify_tests(struct hu_env *e)
+/* @a leads @qp from RESET to INIT: the extended command must refuse junk. */
+static void modify_qp_ex_tests(struct ibv_qp *qp, struct ibv_qp_attr *a)
 {
-	struct ibv_qp_init_attr qa = {
-		.send_cq = e->cq, .recv_cq = e->cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct {
 		struct hu_cmd_modify_qp_ex ibv;
 		unsigned char drv[32];
@@ -372,82 +368,78 @@ static void modify_tests(struct hu_env *e)
 		struct ib_uverbs_ex_modify_qp_resp ibv;
 		unsigned char drv[32];
 	} mresp;
+	int ret;
+
+	memset(&mcmd, 0, sizeof(mcmd));
+	memset(mcmd.drv, 0xa5, sizeof(mcmd.drv));
+	ret = ibv_cmd_modify_qp_ex(qp, a, IBV_QP_STATE | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS, &mcmd.ibv,
+				   sizeof(mcmd), &mresp.ibv, sizeof(mresp));
+	tap_errno(ret, EINVAL, "udata: modify QP (extended): 32 request bytes of 0xa5");
+
+	memset(&mcmd, 0, sizeof(mcmd));
+	ret = ibv_cmd_modify_qp_ex(qp, a, IBV_QP_STATE | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS, &mcmd.ibv,
+				   sizeof(mcmd), &mresp.ibv, sizeof(mresp));
+	tap_errno(ret, 0, "udata: modify QP (extended): 32 zero request bytes, to INIT");
+}
+
+/* @qp in INIT: the legacy command with junk tails, masks and values. */
+static void modify_qp_legacy_tests(struct ibv_qp *qp, struct ibv_qp_attr *a)
+{
 	struct {
 		struct pabi34_cmd_modify_qp ibv;
 		unsigned char extra[32];
 	} lcmd;
+	int ret;
+
+	/* the legacy command has no driver part: the core checks the tail */
+	memset(&lcmd, 0, sizeof(lcmd));
+	memset(lcmd.extra, 0xa5, sizeof(lcmd.extra));
+	a->qp_state = IBV_QPS_RTR;
+	ret = ibv_cmd_modify_qp(qp, a, IBV_QP_STATE, &lcmd.ibv, sizeof(lcmd));
+	tap_ok(ret == EINVAL || ret == EOPNOTSUPP,
+	       "udata: modify QP (legacy): 32 trailing bytes of 0xa5: EINVAL or EOPNOTSUPP (got %s)",
+	       hu_err(ret));
+
+	memset(&lcmd, 0, sizeof(lcmd));
+	ret = ibv_cmd_modify_qp(qp, a, IBV_QP_STATE | (1 << 30), &lcmd.ibv,
+				sizeof(lcmd.ibv));
+	tap_ok(ret == EINVAL || ret == EOPNOTSUPP,
+	       "udata: modify QP: undefined attr_mask bit 30: EINVAL or EOPNOTSUPP (got %s)",
+	       hu_err(ret));
+
+	a->qp_state = 77;
+	ret = ibv_cmd_modify_qp(qp, a, IBV_QP_STATE, &lcmd.ibv,
+				sizeof(lcmd.ibv));
+	tap_errno(ret, EINVAL, "udata: modify QP: state 77");
+	a->qp_state = IBV_QPS_RTR;
+	a->cur_qp_state = 99;
+	ret = ibv_cmd_modify_qp(qp, a, IBV_QP_STATE | IBV_QP_CUR_STATE,
+				&lcmd.ibv, sizeof(lcmd.ibv));
+	tap_errno(ret, EINVAL, "udata: modify QP: current state 99");
+	a->cur_qp_state = 0;
+	a->port_num = 9;
+	ret = ibv_cmd_modify_qp(qp, a, IBV_QP_PORT, &lcmd.ibv,
+				sizeof(lcmd.ibv));
+	tap_errno(ret, EINVAL, "udata: modify QP: port 9");
+	a->max_rd_atomic = 255;
+	ret = ibv_cmd_modify_qp(qp, a, IBV_QP_MAX_QP_RD_ATOMIC, &lcmd.ibv,
+				sizeof(lcmd.ibv));
+	tap_errno(ret, EINVAL, "udata: modify QP: ORD 255");
+}
+
+static void modify_srq_tests(struct hu_env *e)
+{
 	struct {
 		struct pabi34_cmd_modify_srq ibv;
 		unsigned char drv[32];
 	} scmd;
 	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 8,
 						   .max_sge = 1 } };
-	struct ibv_qp_attr a;
 	struct ibv_srq_attr sa;
 	struct ibv_srq *srq;
-	struct ibv_qp *qp;
 	int ret;
-
-	qp = ibv_create_qp(e->pd, &qa);
-	if (!qp) {
-		tap_ok(false, "udata: modify QP: set-up: create QP: %s",
-		       strerror(errno));
-		return;
-	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-
-	memset(&mcmd, 0, sizeof(mcmd));
-	memset(mcmd.drv, 0xa5, sizeof(mcmd.drv));
-	ret = ibv_cmd_modify_qp_ex(qp, &a, IBV_QP_STATE | IBV_QP_PORT |
-				   IBV_QP_ACCESS_FLAGS, &mcmd.ibv,
-				   sizeof(mcmd), &mresp.ibv, sizeof(mresp));
-	tap_errno(ret, EINVAL, "udata: modify QP (extended): 32 request bytes of 0xa5");
-
-	memset(&mcmd, 0, sizeof(mcmd));
-	ret = ibv_cmd_modify_qp_ex(qp, &a, IBV_QP_STATE | IBV_QP_PORT |
-				   IBV_QP_ACCESS_FLAGS, &mcmd.ibv,
-				   sizeof(mcmd), &mresp.ibv, sizeof(mresp));
-	tap_errno(ret, 0, "udata: modify QP (extended): 32 zero request bytes, to INIT");
-
-	/* the legacy command has no driver part: the core checks the tail */
-	memset(&lcmd, 0, sizeof(lcmd));
-	memset(lcmd.extra, 0xa5, sizeof(lcmd.extra));
-	a.qp_state = IBV_QPS_RTR;
-	ret = ibv_cmd_modify_qp(qp, &a, IBV_QP_STATE, &lcmd.ibv, sizeof(lcmd));
-	tap_ok(ret == EINVAL || ret == EOPNOTSUPP,
-	       "udata: modify QP (legacy): 32 trailing bytes of 0xa5: EINVAL or EOPNOTSUPP (got %s)",
-	       hu_err(ret));
-
-	memset(&lcmd, 0, sizeof(lcmd));
-	ret = ibv_cmd_modify_qp(qp, &a, IBV_QP_STATE | (1 << 30), &lcmd.ibv,
-				sizeof(lcmd.ibv));
-	tap_ok(ret == EINVAL || ret == EOPNOTSUPP,
-	       "udata: modify QP: undefined attr_mask bit 30: EINVAL or EOPNOTSUPP (got %s)",
-	       hu_err(ret));
-
-	a.qp_state = 77;
-	ret = ibv_cmd_modify_qp(qp, &a, IBV_QP_STATE, &lcmd.ibv,
-				sizeof(lcmd.ibv));
-	tap_errno(ret, EINVAL, "udata: modify QP: state 77");
-	a.qp_state = IBV_QPS_RTR;
-	a.cur_qp_state = 99;
-	ret = ibv_cmd_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE,
-				&lcmd.ibv, sizeof(lcmd.ibv));
-	tap_errno(ret, EINVAL, "udata: modify QP: current state 99");
-	a.cur_qp_state = 0;
-	a.port_num = 9;
-	ret = ibv_cmd_modify_qp(qp, &a, IBV_QP_PORT, &lcmd.ibv,
-				sizeof(lcmd.ibv));
-	tap_errno(ret, EINVAL, "udata: modify QP: port 9");
-	a.max_rd_atomic = 255;
-	ret = ibv_cmd_modify_qp(qp, &a, IBV_QP_MAX_QP_RD_ATOMIC, &lcmd.ibv,
-				sizeof(lcmd.ibv));
-	tap_errno(ret, EINVAL, "udata: modify QP: ORD 255");
-	ret = ibv_destroy_qp(qp);
-	tap_errno(ret, 0, "udata: the QP is destroyable afterwards");
 
 	srq = ibv_create_srq(e->pd, &sia);
 	if (!srq) {
@@ -474,6 +466,35 @@ static void modify_tests(struct hu_env *e)
 	tap_errno(ret, EINVAL, "udata: modify SRQ: limit 100000 > max_wr");
 	ret = ibv_destroy_srq(srq);
 	tap_errno(ret, 0, "udata: the SRQ is destroyable afterwards");
+}
+
+/* Without a QP to start from, the SRQ tests are skipped as well. */
+static void modify_tests(struct hu_env *e)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = e->cq, .recv_cq = e->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = ibv_create_qp(e->pd, &qa);
+	if (!qp) {
+		tap_ok(false, "udata: modify QP: set-up: create QP: %s",
+		       strerror(errno));
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	modify_qp_ex_tests(qp, &a);
+	modify_qp_legacy_tests(qp, &a);
+	ret = ibv_destroy_qp(qp);
+	tap_errno(ret, 0, "udata: the QP is destroyable afterwards");
+	modify_srq_tests(e);
 }
 
 /* ------------------------------------------------- GET_CONTEXT by hand */

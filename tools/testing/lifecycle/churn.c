@@ -97,71 +97,115 @@ static void say(const char *fmt, ...)
 
 /* ------------------------------------------------------------ objects */
 
+/* One round's objects; the arrays start zeroed, so teardown skips holes. */
+struct obj_set {
+	struct ibv_pd **pd;
+	struct ibv_cq **cq;
+	struct ibv_mr **mr;
+	struct ibv_srq **srq;
+	struct ibv_qp **qp;	/* two per PD: own receive queue, then SRQ */
+	char *buf;
+};
+
+/* Returns the verb that failed (errno still set by it), or NULL. */
+static const char *objects_create_one(struct ibv_context *ctx,
+				      struct obj_set *o, int i)
+{
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	o->pd[i] = ibv_alloc_pd(ctx);
+	if (!o->pd[i])
+		return "ibv_alloc_pd";
+	o->cq[i] = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!o->cq[i])
+		return "ibv_create_cq";
+	o->mr[i] = ibv_reg_mr(o->pd[i], o->buf + 4096 * i, 4096,
+			      IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ);
+	if (!o->mr[i])
+		return "ibv_reg_mr";
+	o->srq[i] = ibv_create_srq(o->pd[i], &sa);
+	if (!o->srq[i])
+		return "ibv_create_srq";
+	qa.send_cq = o->cq[i];
+	qa.recv_cq = o->cq[i];
+	o->qp[2 * i] = ibv_create_qp(o->pd[i], &qa);
+	if (!o->qp[2 * i])
+		return "ibv_create_qp";
+	/* and one receiving through the SRQ */
+	qa.srq = o->srq[i];
+	qa.cap.max_recv_wr = 0;
+	qa.cap.max_recv_sge = 0;
+	o->qp[2 * i + 1] = ibv_create_qp(o->pd[i], &qa);
+	if (!o->qp[2 * i + 1])
+		return "ibv_create_qp with SRQ";
+	return NULL;
+}
+
+/* Reverse order; every destroy must succeed. */
+static int objects_destroy(struct obj_set *o, int n)
+{
+	int i, rc = 0;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (o->qp[2 * i + 1] && ibv_destroy_qp(o->qp[2 * i + 1])) {
+			say("error: ibv_destroy_qp: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->qp[2 * i] && ibv_destroy_qp(o->qp[2 * i])) {
+			say("error: ibv_destroy_qp: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->srq[i] && ibv_destroy_srq(o->srq[i])) {
+			say("error: ibv_destroy_srq: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->mr[i] && ibv_dereg_mr(o->mr[i])) {
+			say("error: ibv_dereg_mr: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->cq[i] && ibv_destroy_cq(o->cq[i])) {
+			say("error: ibv_destroy_cq: %s", strerror(errno));
+			rc = -1;
+		}
+		if (o->pd[i] && ibv_dealloc_pd(o->pd[i])) {
+			say("error: ibv_dealloc_pd: %s", strerror(errno));
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
 static int objects_round(struct ibv_context *ctx, int n, bool hold)
 {
-	struct ibv_pd **pd = calloc(n, sizeof(*pd));
-	struct ibv_cq **cq = calloc(n, sizeof(*cq));
-	struct ibv_mr **mr = calloc(n, sizeof(*mr));
-	struct ibv_srq **srq = calloc(n, sizeof(*srq));
-	struct ibv_qp **qp = calloc(2 * n, sizeof(*qp));
-	char *buf = calloc(n, 4096);
+	struct obj_set o = {
+		.pd = calloc(n, sizeof(*o.pd)),
+		.cq = calloc(n, sizeof(*o.cq)),
+		.mr = calloc(n, sizeof(*o.mr)),
+		.srq = calloc(n, sizeof(*o.srq)),
+		.qp = calloc(2 * n, sizeof(*o.qp)),
+		.buf = calloc(n, 4096),
+	};
 	const char *what = NULL;
 	int i, rc = 0;
 
-	if (!pd || !cq || !mr || !srq || !qp || !buf) {
+	if (!o.pd || !o.cq || !o.mr || !o.srq || !o.qp || !o.buf) {
 		say("error: out of memory");
 		rc = -1;
 		goto out;
 	}
-	for (i = 0; i < n && !what; i++) {
-		struct ibv_srq_init_attr sa = {
-			.attr = { .max_wr = 16, .max_sge = 1 },
-		};
-		struct ibv_qp_init_attr qa = {
-			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-
-		pd[i] = ibv_alloc_pd(ctx);
-		if (!pd[i]) {
-			what = "ibv_alloc_pd";
+	for (i = 0; i < n; i++) {
+		what = objects_create_one(ctx, &o, i);
+		if (what)
 			break;
-		}
-		cq[i] = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-		if (!cq[i]) {
-			what = "ibv_create_cq";
-			break;
-		}
-		mr[i] = ibv_reg_mr(pd[i], buf + 4096 * i, 4096,
-				   IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ);
-		if (!mr[i]) {
-			what = "ibv_reg_mr";
-			break;
-		}
-		srq[i] = ibv_create_srq(pd[i], &sa);
-		if (!srq[i]) {
-			what = "ibv_create_srq";
-			break;
-		}
-		qa.send_cq = cq[i];
-		qa.recv_cq = cq[i];
-		qp[2 * i] = ibv_create_qp(pd[i], &qa);
-		if (!qp[2 * i]) {
-			what = "ibv_create_qp";
-			break;
-		}
-		/* and one receiving through the SRQ */
-		qa.srq = srq[i];
-		qa.cap.max_recv_wr = 0;
-		qa.cap.max_recv_sge = 0;
-		qp[2 * i + 1] = ibv_create_qp(pd[i], &qa);
-		if (!qp[2 * i + 1]) {
-			what = "ibv_create_qp with SRQ";
-			break;
-		}
 	}
 	if (what) {
 		say("error: %s #%d: %s", what, i, strerror(errno));
@@ -172,40 +216,15 @@ static int objects_round(struct ibv_context *ctx, int n, bool hold)
 		fflush(stdout);
 		sleep(opt.hold);
 	}
-	/* Reverse order; every destroy must succeed. */
-	for (i = n - 1; i >= 0; i--) {
-		if (qp[2 * i + 1] && ibv_destroy_qp(qp[2 * i + 1])) {
-			say("error: ibv_destroy_qp: %s", strerror(errno));
-			rc = -1;
-		}
-		if (qp[2 * i] && ibv_destroy_qp(qp[2 * i])) {
-			say("error: ibv_destroy_qp: %s", strerror(errno));
-			rc = -1;
-		}
-		if (srq[i] && ibv_destroy_srq(srq[i])) {
-			say("error: ibv_destroy_srq: %s", strerror(errno));
-			rc = -1;
-		}
-		if (mr[i] && ibv_dereg_mr(mr[i])) {
-			say("error: ibv_dereg_mr: %s", strerror(errno));
-			rc = -1;
-		}
-		if (cq[i] && ibv_destroy_cq(cq[i])) {
-			say("error: ibv_destroy_cq: %s", strerror(errno));
-			rc = -1;
-		}
-		if (pd[i] && ibv_dealloc_pd(pd[i])) {
-			say("error: ibv_dealloc_pd: %s", strerror(errno));
-			rc = -1;
-		}
-	}
+	if (objects_destroy(&o, n))
+		rc = -1;
 out:
-	free(pd);
-	free(cq);
-	free(mr);
-	free(srq);
-	free(qp);
-	free(buf);
+	free(o.pd);
+	free(o.cq);
+	free(o.mr);
+	free(o.srq);
+	free(o.qp);
+	free(o.buf);
 	return rc;
 }
 
@@ -705,16 +724,86 @@ static void conn_accept(struct rdma_cm_event *ev)
 	}
 }
 
-/* One CM event of the traffic modes; acks it. */
-static void traffic_cm_event(struct rdma_cm_event *ev,
-			     struct rdma_cm_id *listen_id)
+/* Client: the route is there, so make the QP and send our MR along. */
+static void client_route_resolved(struct conn *c)
 {
 	struct rdma_conn_param cp = { .responder_resources = 1,
 				      .initiator_depth = 1,
 				      .retry_count = 7 };
+	struct peer_mr pm;
+
+	if (conn_resources(c)) {
+		set_verdict(EXIT_SETUP, "client resources");
+		return;
+	}
+	my_mr(c, &pm);
+	cp.private_data = &pm;
+	cp.private_data_len = sizeof(pm);
+	if (rdma_connect(c->id, &cp)) {
+		say("error: rdma_connect: %s", strerror(errno));
+		set_verdict(EXIT_SETUP, "rdma_connect failed");
+	}
+}
+
+/* The client learns the server's MR only from the accept. */
+static void conn_established(struct conn *c, struct rdma_cm_event *ev)
+{
+	c->up = true;
+	last_progress = cm_now();
+	if (is_server) {
+		server_maybe_go();
+		return;
+	}
+	if (ev->param.conn.private_data_len >= sizeof(c->peer)) {
+		memcpy(&c->peer, ev->param.conn.private_data,
+		       sizeof(c->peer));
+		c->have_peer = true;
+	}
+	if (!c->have_peer) {
+		conn_error(c, "no MR in the accept private data");
+		return;
+	}
+	send_msg(c, MSG_HELLO);
+}
+
+/* Acks @ev before freeing, as the id goes with the connection. */
+static void conn_disconnected(struct conn *c, struct rdma_cm_event *ev)
+{
+	if (!c->closing && !c->ack_sent) {
+		say("conn %ld: disconnected by the peer",
+		    (long)(c - conns));
+		set_verdict(EXIT_ERROR, "peer disconnected");
+	}
+	if (!c->closing) {
+		c->closing = true;
+		rdma_disconnect(c->id);
+	}
+	rdma_ack_cm_event(ev);
+	drain_cq(c);
+	conn_free(c);
+}
+
+/* DEVICE_REMOVAL, errors, a reject; acks @ev, then frees the connection. */
+static void conn_cm_failed(struct conn *c, struct rdma_cm_event *ev)
+{
+	enum rdma_cm_event_type type = ev->event;
+
+	say("cm: %s on conn %ld (status %d)", rdma_event_str(type),
+	    (long)(c - conns), ev->status);
+	set_verdict(type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    is_server ? EXIT_ERROR : EXIT_SETUP,
+		    rdma_event_str(type));
+	c->closing = true;
+	rdma_ack_cm_event(ev);
+	conn_free(c);
+}
+
+/* One CM event of the traffic modes; acks it. */
+static void traffic_cm_event(struct rdma_cm_event *ev,
+			     struct rdma_cm_id *listen_id)
+{
 	enum rdma_cm_event_type type = ev->event;
 	struct conn *c = conn_of(ev->id);
-	struct peer_mr pm;
 
 	if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		conn_accept(ev);
@@ -735,60 +824,16 @@ static void traffic_cm_event(struct rdma_cm_event *ev,
 		}
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		if (conn_resources(c)) {
-			set_verdict(EXIT_SETUP, "client resources");
-			break;
-		}
-		my_mr(c, &pm);
-		cp.private_data = &pm;
-		cp.private_data_len = sizeof(pm);
-		if (rdma_connect(c->id, &cp)) {
-			say("error: rdma_connect: %s", strerror(errno));
-			set_verdict(EXIT_SETUP, "rdma_connect failed");
-		}
+		client_route_resolved(c);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		c->up = true;
-		last_progress = cm_now();
-		if (is_server) {
-			server_maybe_go();
-			break;
-		}
-		if (ev->param.conn.private_data_len >= sizeof(c->peer)) {
-			memcpy(&c->peer, ev->param.conn.private_data,
-			       sizeof(c->peer));
-			c->have_peer = true;
-		}
-		if (!c->have_peer) {
-			conn_error(c, "no MR in the accept private data");
-			break;
-		}
-		send_msg(c, MSG_HELLO);
+		conn_established(c, ev);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		if (!c->closing && !c->ack_sent) {
-			say("conn %ld: disconnected by the peer",
-			    (long)(c - conns));
-			set_verdict(EXIT_ERROR, "peer disconnected");
-		}
-		if (!c->closing) {
-			c->closing = true;
-			rdma_disconnect(c->id);
-		}
-		rdma_ack_cm_event(ev);
-		drain_cq(c);
-		conn_free(c);
+		conn_disconnected(c, ev);
 		return;
 	default:
-		/* DEVICE_REMOVAL, errors, a reject */
-		say("cm: %s on conn %ld (status %d)", rdma_event_str(type),
-		    (long)(c - conns), ev->status);
-		set_verdict(type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
-			    is_server ? EXIT_ERROR : EXIT_SETUP,
-			    rdma_event_str(type));
-		c->closing = true;
-		rdma_ack_cm_event(ev);
-		conn_free(c);
+		conn_cm_failed(c, ev);
 		return;
 	}
 	rdma_ack_cm_event(ev);
@@ -887,13 +932,94 @@ static bool traffic_ready(void)
 	return is_server ? go_sent : count(is_ready) == opt.conns;
 }
 
+static int traffic_listen(struct rdma_event_channel *ch,
+			  struct rdma_cm_id **listen_id)
+{
+	struct sockaddr_storage src;
+
+	if (cm_resolve("churn", opt.bind, opt.port, true, &src) ||
+	    rdma_create_id(ch, listen_id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(*listen_id, (struct sockaddr *)&src) ||
+	    rdma_listen(*listen_id, 64)) {
+		say("error: listen: %s", strerror(errno));
+		return EXIT_SETUP;
+	}
+	say("listening on %s port %s", opt.bind ? opt.bind : "*",
+	    opt.port);
+	return 0;
+}
+
+/* Starts every client connection; the CM events carry them on. */
+static int traffic_dial(struct rdma_event_channel *ch)
+{
+	struct sockaddr_storage src, dst;
+	int i;
+
+	if (!opt.connect ||
+	    cm_resolve("churn", opt.connect, opt.port, false, &dst))
+		return EXIT_SETUP;
+	if (opt.bind && cm_resolve("churn", opt.bind, "0", false, &src))
+		return EXIT_SETUP;
+	for (i = 0; i < opt.conns; i++) {
+		struct conn *c = &conns[nconns++];
+
+		if (rdma_create_id(ch, &c->id, c, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(c->id, opt.bind ?
+				      (struct sockaddr *)&src : NULL,
+				      (struct sockaddr *)&dst, 2000)) {
+			say("error: connect %d: %s", i, strerror(errno));
+			return EXIT_SETUP;
+		}
+	}
+	return 0;
+}
+
+/* Set-up: every connection up, with HELLO and GO, in time. */
+static void traffic_wait_ready(struct rdma_event_channel *ch,
+			       struct rdma_cm_id *listen_id, double start)
+{
+	while (!traffic_ready() && verdict == EXIT_OK) {
+		if (cm_now() - start > opt.timeout) {
+			say("error: %d of %d connections up, %d ready after %ds",
+			    count(is_up), opt.conns, count(is_ready),
+			    opt.timeout);
+			set_verdict(EXIT_SETUP, "set-up timed out");
+			break;
+		}
+		traffic_poll(ch, listen_id, 200);
+	}
+}
+
+/*
+ * Traffic until the duration is over (client), then BYE and its
+ * acknowledgment on every connection; the server runs until the
+ * client disconnected them all.
+ */
+static void traffic_run(struct rdma_event_channel *ch,
+			struct rdma_cm_id *listen_id, bool server,
+			double stop_at)
+{
+	int i;
+
+	while (verdict == EXIT_OK && count(is_alive) && !stalled()) {
+		if (!server && cm_now() >= stop_at) {
+			stop_at = cm_now() + 1e9;
+			for (i = 0; i < nconns; i++) {
+				conns[i].stopping = true;
+				conns[i].writing = false;
+				advance(&conns[i]);
+			}
+		}
+		traffic_poll(ch, listen_id, 200);
+	}
+}
+
 static int run_traffic(bool server)
 {
 	struct rdma_cm_id *listen_id = NULL;
 	struct rdma_event_channel *ch;
-	struct sockaddr_storage src, dst;
-	double start = cm_now(), ready_at = 0, stop_at;
-	int i;
+	double start = cm_now(), ready_at = 0;
+	int rc;
 
 	is_server = server;
 	signal(SIGUSR1, dump_state);
@@ -906,68 +1032,15 @@ static int run_traffic(bool server)
 		say("error: event channel: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
-	if (server) {
-		if (cm_resolve("churn", opt.bind, opt.port, true, &src) ||
-		    rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
-		    rdma_bind_addr(listen_id, (struct sockaddr *)&src) ||
-		    rdma_listen(listen_id, 64)) {
-			say("error: listen: %s", strerror(errno));
-			return EXIT_SETUP;
-		}
-		say("listening on %s port %s", opt.bind ? opt.bind : "*",
-		    opt.port);
-	} else {
-		if (!opt.connect ||
-		    cm_resolve("churn", opt.connect, opt.port, false, &dst))
-			return EXIT_SETUP;
-		if (opt.bind && cm_resolve("churn", opt.bind, "0", false, &src))
-			return EXIT_SETUP;
-		for (i = 0; i < opt.conns; i++) {
-			struct conn *c = &conns[nconns++];
-
-			if (rdma_create_id(ch, &c->id, c, RDMA_PS_TCP) ||
-			    rdma_resolve_addr(c->id, opt.bind ?
-					      (struct sockaddr *)&src : NULL,
-					      (struct sockaddr *)&dst, 2000)) {
-				say("error: connect %d: %s", i,
-				    strerror(errno));
-				return EXIT_SETUP;
-			}
-		}
-	}
+	rc = server ? traffic_listen(ch, &listen_id) : traffic_dial(ch);
+	if (rc)
+		return rc;
 	fflush(stdout);
 
-	/* set-up: every connection up, with HELLO and GO, in time */
-	while (!traffic_ready() && verdict == EXIT_OK) {
-		if (cm_now() - start > opt.timeout) {
-			say("error: %d of %d connections up, %d ready after %ds",
-			    count(is_up), opt.conns, count(is_ready),
-			    opt.timeout);
-			set_verdict(EXIT_SETUP, "set-up timed out");
-			break;
-		}
-		traffic_poll(ch, listen_id, 200);
-	}
+	traffic_wait_ready(ch, listen_id, start);
 	ready_at = cm_now();
 	last_progress = ready_at;
-	stop_at = ready_at + opt.duration;
-
-	/*
-	 * Traffic until the duration is over (client), then BYE and its
-	 * acknowledgment on every connection; the server runs until the
-	 * client disconnected them all.
-	 */
-	while (verdict == EXIT_OK && count(is_alive) && !stalled()) {
-		if (!server && cm_now() >= stop_at) {
-			stop_at = cm_now() + 1e9;
-			for (i = 0; i < nconns; i++) {
-				conns[i].stopping = true;
-				conns[i].writing = false;
-				advance(&conns[i]);
-			}
-		}
-		traffic_poll(ch, listen_id, 200);
-	}
+	traffic_run(ch, listen_id, server, ready_at + opt.duration);
 	traffic_end(ch, listen_id);
 	say("summary: %s conns=%d writes=%lu (%lu MiB) traffic=%.1fs exit=%d (%s)",
 	    server ? "serve" : "pump", nconns, total_writes(),
@@ -978,105 +1051,116 @@ static int run_traffic(bool server)
 
 /* ------------------------------------------------------- connect storms */
 
+struct accept_stats {
+	struct rdma_cm_id *listen_id;	/* NULL once stopped listening */
+	int requests;
+	int accepted;
+	int closed;
+	int failed;
+	int live;
+};
+
+/* Acks @ev first: the id may be destroyed here if the accept fails. */
+static void accept_request(struct accept_stats *s, struct rdma_cm_event *ev)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_conn_param cp = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+	struct rdma_cm_id *id = ev->id;
+
+	s->requests++;
+	rdma_ack_cm_event(ev);
+	/* rdma_cm makes the PD and CQs for us */
+	if (rdma_create_qp(id, NULL, &qa) || rdma_accept(id, &cp)) {
+		say("accept %d: %s", s->requests, strerror(errno));
+		s->failed++;
+		if (id->qp)
+			rdma_destroy_qp(id);
+		rdma_destroy_id(id);
+	} else {
+		s->live++;
+	}
+	if (s->listen_id && opt.stop_listen_after &&
+	    s->requests >= opt.stop_listen_after) {
+		say("destroying the listener after %d requests", s->requests);
+		rdma_destroy_id(s->listen_id);
+		s->listen_id = NULL;
+	}
+}
+
 static int run_accept(void)
 {
-	struct rdma_cm_id *listen_id = NULL, *id;
+	struct accept_stats s = {};
 	struct rdma_event_channel *ch;
 	struct sockaddr_storage src;
 	struct rdma_cm_event *ev;
-	int requests = 0, accepted = 0, closed = 0, failed = 0, live = 0;
+	struct rdma_cm_id *id;
 	int rc = EXIT_OK;
 
 	ch = rdma_create_event_channel();
 	if (!ch || cm_set_nonblock(ch->fd) ||
 	    cm_resolve("churn", opt.bind, opt.port, true, &src) ||
-	    rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listen_id, (struct sockaddr *)&src) ||
-	    rdma_listen(listen_id, 64)) {
+	    rdma_create_id(ch, &s.listen_id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(s.listen_id, (struct sockaddr *)&src) ||
+	    rdma_listen(s.listen_id, 64)) {
 		say("error: listen: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
 	say("listening on %s port %s", opt.bind ? opt.bind : "*", opt.port);
 	fflush(stdout);
 
-	while (closed + failed < opt.count || live) {
+	while (s.closed + s.failed < opt.count || s.live) {
 		ev = cm_next(ch, opt.idle * 1000);
 		if (!ev) {
-			if (errno == ETIMEDOUT && !listen_id && !live)
+			if (errno == ETIMEDOUT && !s.listen_id && !s.live)
 				break;	/* nothing more can arrive */
 			say("error: no CM event for %ds (%d live)", opt.idle,
-			    live);
+			    s.live);
 			rc = EXIT_SETUP;
 			break;
 		}
 		id = ev->id;
 		switch (ev->event) {
-		case RDMA_CM_EVENT_CONNECT_REQUEST: {
-			struct ibv_qp_init_attr qa = {
-				.qp_type = IBV_QPT_RC,
-				.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-					 .max_send_sge = 1,
-					 .max_recv_sge = 1 },
-			};
-			struct rdma_conn_param cp = {
-				.responder_resources = 1,
-				.initiator_depth = 1,
-			};
-
-			requests++;
-			rdma_ack_cm_event(ev);
-			/* rdma_cm makes the PD and CQs for us */
-			if (rdma_create_qp(id, NULL, &qa) ||
-			    rdma_accept(id, &cp)) {
-				say("accept %d: %s", requests,
-				    strerror(errno));
-				failed++;
-				if (id->qp)
-					rdma_destroy_qp(id);
-				rdma_destroy_id(id);
-			} else {
-				live++;
-			}
-			if (listen_id && opt.stop_listen_after &&
-			    requests >= opt.stop_listen_after) {
-				say("destroying the listener after %d requests",
-				    requests);
-				rdma_destroy_id(listen_id);
-				listen_id = NULL;
-			}
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			accept_request(&s, ev);
 			continue;
-		}
 		case RDMA_CM_EVENT_ESTABLISHED:
-			accepted++;
+			s.accepted++;
 			rdma_ack_cm_event(ev);
 			continue;
 		case RDMA_CM_EVENT_DISCONNECTED:
-			closed++;
+			s.closed++;
 			break;
 		default:
 			/* connect error, reject by the peer, removal */
 			say("cm: %s (status %d)", rdma_event_str(ev->event),
 			    ev->status);
-			if (id == listen_id) {
+			if (id == s.listen_id) {
 				rdma_ack_cm_event(ev);
 				rc = EXIT_ERROR;
 				goto out;
 			}
-			failed++;
+			s.failed++;
 			break;
 		}
 		rdma_ack_cm_event(ev);
 		if (id->qp)
 			rdma_destroy_qp(id);
 		rdma_destroy_id(id);
-		live--;
+		s.live--;
 	}
 out:
-	if (listen_id)
-		rdma_destroy_id(listen_id);
+	if (s.listen_id)
+		rdma_destroy_id(s.listen_id);
 	rdma_destroy_event_channel(ch);
 	say("summary: accept requests=%d established=%d closed=%d failed=%d exit=%d",
-	    requests, accepted, closed, failed, rc);
+	    s.requests, s.accepted, s.closed, s.failed, rc);
 	return rc;
 }
 

@@ -188,91 +188,131 @@ static int msgs_prepare(struct vt_conn *c)
 	return 0;
 }
 
+/*
+ * Where a run loop stands: work requests posted and completed in order
+ * (RDMA Writes: retired), messages received, and the first failure of
+ * each direction for the report.
+ */
+struct data_tally {
+	unsigned int posted, done, got;
+	unsigned int errs, recv_err;	/* errs: the send side */
+	bool notified, placed;		/* write: the peer's NOTIFY */
+	char why[160], swhy[160];
+};
+
+/* Posts Sends while the window has room; true if it posted any. */
+static bool msgs_post(struct vt_conn *c, struct data_state *s,
+		      struct data_tally *t, unsigned int window)
+{
+	struct ibv_send_wr wr, *bad;
+	bool progress = false;
+	int ret;
+
+	while (t->posted < s->out.n && t->posted - t->done < window) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = t->posted;
+		wr.sg_list = s->sl[t->posted].sge;
+		wr.num_sge = s->sl[t->posted].nsge;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		ret = ibv_post_send(c->qp, &wr, &bad);
+		if (ret) {
+			snprintf(t->swhy, sizeof(t->swhy),
+				 "post_send #%u: %s", t->posted,
+				 strerror(ret));
+			t->errs++;
+			/* nothing more will complete for it */
+			t->done = s->out.n;
+			t->posted = s->out.n;
+			break;
+		}
+		t->posted++;
+		progress = true;
+	}
+	return progress;
+}
+
+/* One Send completion, if there is one: they complete in order. */
+static int msgs_poll_send(struct vt_conn *c, struct data_tally *t)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	ret = vt_try_poll(c->scq, &wc);
+	if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
+		if (wc.status != IBV_WC_SUCCESS ||
+		    wc.opcode != IBV_WC_SEND || wc.wr_id != t->done) {
+			if (!t->errs++)
+				snprintf(t->swhy, sizeof(t->swhy),
+					 "send #%u: wr_id %llu %s opcode %d",
+					 t->done,
+					 (unsigned long long)wc.wr_id,
+					 vt_wc_status(wc.status),
+					 wc.opcode);
+		}
+		t->done++;
+	}
+	return ret;
+}
+
+/* One data receive, if there is one, with its length and bytes checked. */
+static int msgs_poll_recv(struct vt_conn *c, struct data_state *s,
+			  struct data_tally *t)
+{
+	struct ibv_wc wc;
+	uint32_t want;
+	int ret;
+
+	/*
+	 * Our data receives are all in; whatever arrives next is the
+	 * peer's control message, for the control code to take.
+	 */
+	ret = t->got < s->in.n ? vt_try_poll(c->rcq, &wc) : 0;
+	if (ret <= 0)
+		return ret;
+	want = s->in.size[t->got];
+	if (wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RECV || wc.wr_id != t->got ||
+	    wc.byte_len != want ||
+	    (wc.wc_flags & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM))) {
+		if (!t->recv_err++)
+			snprintf(t->why, sizeof(t->why),
+				 "receive #%u: wr_id %llu %s opcode %d byte_len %u (want %u) flags %#x",
+				 t->got, (unsigned long long)wc.wr_id,
+				 vt_wc_status(wc.status),
+				 wc.opcode, wc.byte_len, want,
+				 wc.wc_flags);
+	} else if (!vt_layout_check(&s->rl[t->got], s->rbuf,
+				    vt_pat_key(c->seed, s->sin, t->got),
+				    want, true, t->why, sizeof(t->why))) {
+		if (!t->recv_err++)
+			tap_diag("%s: %s: message #%u (%u bytes, %u SGEs): %s",
+				 c->test->name, c->rname, t->got,
+				 want, s->rl[t->got].nsge, t->why);
+	}
+	t->got++;
+	return ret;
+}
+
 /* Sends out[] and receives in[] at the same time. */
 static void msgs_exchange(struct vt_conn *c, struct data_state *s)
 {
-	unsigned int posted = 0, done = 0, got = 0, window;
-	unsigned int send_err = 0, recv_err = 0;
 	double deadline = vt_deadline(c);
-	char why[160] = "", swhy[160] = "";
-	struct ibv_send_wr wr, *bad;
-	struct ibv_wc wc;
+	struct data_tally t = {};
+	unsigned int window;
 	bool progress;
 	int ret;
 
 	window = c->cap.max_send_wr - VT_CTRL_SLOTS;
-	while (done < s->out.n || got < s->in.n) {
-		progress = false;
-		while (posted < s->out.n && posted - done < window) {
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = posted;
-			wr.sg_list = s->sl[posted].sge;
-			wr.num_sge = s->sl[posted].nsge;
-			wr.opcode = IBV_WR_SEND;
-			wr.send_flags = IBV_SEND_SIGNALED;
-			ret = ibv_post_send(c->qp, &wr, &bad);
-			if (ret) {
-				snprintf(swhy, sizeof(swhy),
-					 "post_send #%u: %s", posted,
-					 strerror(ret));
-				send_err++;
-				/* nothing more will complete for it */
-				done = s->out.n;
-				posted = s->out.n;
-				break;
-			}
-			posted++;
-			progress = true;
-		}
-		ret = vt_try_poll(c->scq, &wc);
-		if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_SEND || wc.wr_id != done) {
-				if (!send_err++)
-					snprintf(swhy, sizeof(swhy),
-						 "send #%u: wr_id %llu %s opcode %d",
-						 done,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode);
-			}
-			done++;
-		}
+	while (t.done < s->out.n || t.got < s->in.n) {
+		progress = msgs_post(c, s, &t, window);
+		ret = msgs_poll_send(c, &t);
 		progress |= ret > 0;
-		/*
-		 * Our data receives are all in; whatever arrives next is the
-		 * peer's control message, for the control code to take.
-		 */
-		ret = got < s->in.n ? vt_try_poll(c->rcq, &wc) : 0;
-		if (ret > 0) {
-			uint32_t want = s->in.size[got];
-
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_RECV || wc.wr_id != got ||
-			    wc.byte_len != want ||
-			    (wc.wc_flags & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM))) {
-				if (!recv_err++)
-					snprintf(why, sizeof(why),
-						 "receive #%u: wr_id %llu %s opcode %d byte_len %u (want %u) flags %#x",
-						 got,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode, wc.byte_len, want,
-						 wc.wc_flags);
-			} else if (!vt_layout_check(&s->rl[got], s->rbuf,
-					vt_pat_key(c->seed, s->sin, got),
-					want, true, why, sizeof(why))) {
-				if (!recv_err++)
-					tap_diag("%s: %s: message #%u (%u bytes, %u SGEs): %s",
-						 c->test->name, c->rname, got,
-						 want, s->rl[got].nsge, why);
-			}
-			got++;
-		}
+		ret = msgs_poll_recv(c, s, &t);
 		progress |= ret > 0;
 		if (ret < 0) {
-			snprintf(why, sizeof(why), "ibv_poll_cq failed");
-			recv_err++;
+			snprintf(t.why, sizeof(t.why), "ibv_poll_cq failed");
+			t.recv_err++;
 			break;
 		}
 		if (progress) {
@@ -281,25 +321,25 @@ static void msgs_exchange(struct vt_conn *c, struct data_state *s)
 		}
 		if (vt_now() > deadline) {
 			tap_diag("%s: %s: stalled: %u/%u sends completed, %u/%u received, %s",
-				 c->test->name, c->rname, done, s->out.n, got,
-				 s->in.n,
+				 c->test->name, c->rname, t.done, s->out.n,
+				 t.got, s->in.n,
 				 c->disconnected ? "disconnected" : "connected");
 			break;
 		}
 		vt_idle(c);
 	}
-	if (send_err && swhy[0])
-		tap_diag("%s: %s: %s", c->test->name, c->rname, swhy);
-	tap_ok(done == s->out.n && !send_err,
+	if (t.errs && t.swhy[0])
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t.swhy);
+	tap_ok(t.done == s->out.n && !t.errs,
 	       "%s: %s: %u Sends (%u B max, up to %u SGEs) completed", c->test->name,
 	       c->rname, s->out.n, plan_max(&s->out), c->cap.max_send_sge);
-	if (recv_err && why[0])
-		tap_diag("%s: %s: %s", c->test->name, c->rname, why);
-	tap_ok(got == s->in.n && !recv_err,
+	if (t.recv_err && t.why[0])
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t.why);
+	tap_ok(t.got == s->in.n && !t.recv_err,
 	       "%s: %s: %u messages received%s, length and every byte checked",
 	       c->test->name, c->rname, s->in.n,
 	       c->srq ? " through the SRQ" : "");
-	tap_ok(sources_intact(c, s, why, sizeof(why)),
+	tap_ok(sources_intact(c, s, t.why, sizeof(t.why)),
 	       "%s: %s: send buffers unchanged", c->test->name, c->rname);
 }
 
@@ -448,111 +488,140 @@ static int write_prepare(struct vt_conn *c)
 	return vt_ctrl_post_recv(c, c->role == VT_SERVER ? 2 : 1);
 }
 
+/*
+ * Posts RDMA Writes while the window has room, then the NOTIFY Send
+ * behind the last one; true if it posted any.
+ */
+static bool write_post(struct vt_conn *c, struct data_state *s,
+		       struct data_tally *t, unsigned int window)
+{
+	struct ibv_send_wr wr, *bad;
+	bool progress = false;
+	int ret;
+
+	while (t->posted < s->out.n && t->posted - t->done < window) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = t->posted;
+		wr.sg_list = s->sl[t->posted].sge;
+		wr.num_sge = s->sl[t->posted].nsge;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		/* two of three unsignaled: retired by the next one */
+		if (t->posted % 3 == 2 || t->posted + 1 == s->out.n ||
+		    t->posted - t->done + 1 == window)
+			wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = c->peer.addr + s->out.roff[t->posted];
+		wr.wr.rdma.rkey = c->peer.rkey;
+		ret = ibv_post_send(c->qp, &wr, &bad);
+		if (ret) {
+			tap_diag("%s: %s: post RDMA Write #%u: %s",
+				 c->test->name, c->rname, t->posted,
+				 strerror(ret));
+			t->errs++;
+			t->posted = s->out.n;
+			t->done = s->out.n;
+			break;
+		}
+		/* the Send after the Writes: placed when it arrives */
+		if (++t->posted == s->out.n &&
+		    vt_ctrl_send(c, VT_CTRL_NOTIFY, s->out.n, 0))
+			t->errs++;
+		progress = true;
+	}
+	return progress;
+}
+
+/* One signaled Write, if one completed: it retires those before it. */
+static int write_poll_send(struct vt_conn *c, struct data_state *s,
+			   struct data_tally *t)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	ret = vt_try_poll(c->scq, &wc);
+	if (ret <= 0 || vt_ctrl_tx_wc(c, &wc))
+		return ret;
+	if (wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RDMA_WRITE ||
+	    wc.wr_id < t->done || wc.wr_id >= t->posted) {
+		if (!t->errs++)
+			tap_diag("%s: %s: RDMA Write #%llu: %s opcode %d",
+				 c->test->name, c->rname,
+				 (unsigned long long)wc.wr_id,
+				 vt_wc_status(wc.status), wc.opcode);
+		if (wc.status != IBV_WC_SUCCESS)
+			t->done = s->out.n;
+	}
+	if (wc.wr_id >= t->done && wc.wr_id < s->out.n)
+		t->done = wc.wr_id + 1;
+	return ret;
+}
+
+/* The peer's NOTIFY, if it came: its Writes are placed by now. */
+static bool write_poll_notify(struct vt_conn *c, struct data_tally *t)
+{
+	struct vt_ctrl *m;
+	struct ibv_wc wc;
+
+	if (t->notified || vt_try_poll(c->rcq, &wc) <= 0)
+		return false;
+	m = &c->ctrl[wc.wr_id & (VT_CTRL_SLOTS - 1)];
+	t->notified = true;
+	t->placed = wc.status == IBV_WC_SUCCESS &&
+		    (wc.wr_id & VT_WR_CTRL_RX) && m->type == VT_CTRL_NOTIFY;
+	if (!t->placed)
+		tap_diag("%s: %s: waiting for NOTIFY: %s", c->test->name,
+			 c->rname, vt_wc_status(wc.status));
+	return true;
+}
+
+static void write_report(struct vt_conn *c, struct data_state *s,
+			 struct data_tally *t)
+{
+	bool ok;
+
+	tap_ok(t->done == s->out.n && !t->errs,
+	       "%s: %s: %u RDMA Writes (%u B max, up to %u SGEs, some unsignaled) completed",
+	       c->test->name, c->rname, s->out.n, plan_max(&s->out),
+	       c->cap.max_send_sge);
+	tap_ok(sources_intact(c, s, t->why, sizeof(t->why)),
+	       "%s: %s: write sources unchanged", c->test->name, c->rname);
+	ok = t->placed && remote_check(c, s, t->why, sizeof(t->why));
+	if (t->placed && !ok)
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t->why);
+	tap_ok(ok, "%s: %s: the peer's %u RDMA Writes are placed when its Send arrives, every byte checked",
+	       c->test->name, c->rname, s->in.n);
+}
+
 static void write_run(struct vt_conn *c)
 {
 	struct data_state *s = c->priv;
-	unsigned int posted = 0, retired = 0, errs = 0, window;
 	double deadline = vt_deadline(c);
-	struct ibv_send_wr wr, *bad;
-	bool notified = false, placed = false, progress, ok;
-	char why[160] = "";
-	struct ibv_wc wc;
-	int ret;
+	struct data_tally t = {};
+	unsigned int window;
+	bool progress;
 
 	if (!peer_mr_ok(c, &s->out)) {
 		tap_ok(false, "%s: %s: RDMA Writes", c->test->name, c->rname);
 		return;
 	}
 	window = c->cap.max_send_wr - VT_CTRL_SLOTS;
-	while (retired < s->out.n || !notified) {
-		progress = false;
-		while (posted < s->out.n && posted - retired < window) {
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = posted;
-			wr.sg_list = s->sl[posted].sge;
-			wr.num_sge = s->sl[posted].nsge;
-			wr.opcode = IBV_WR_RDMA_WRITE;
-			/* two of three unsignaled: retired by the next one */
-			if (posted % 3 == 2 || posted + 1 == s->out.n ||
-			    posted - retired + 1 == window)
-				wr.send_flags = IBV_SEND_SIGNALED;
-			wr.wr.rdma.remote_addr = c->peer.addr +
-						 s->out.roff[posted];
-			wr.wr.rdma.rkey = c->peer.rkey;
-			ret = ibv_post_send(c->qp, &wr, &bad);
-			if (ret) {
-				tap_diag("%s: %s: post RDMA Write #%u: %s",
-					 c->test->name, c->rname, posted,
-					 strerror(ret));
-				errs++;
-				posted = s->out.n;
-				retired = s->out.n;
-				break;
-			}
-			/* the Send after the Writes: placed when it arrives */
-			if (++posted == s->out.n &&
-			    vt_ctrl_send(c, VT_CTRL_NOTIFY, s->out.n, 0))
-				errs++;
-			progress = true;
-		}
-		ret = vt_try_poll(c->scq, &wc);
-		if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_RDMA_WRITE ||
-			    wc.wr_id < retired || wc.wr_id >= posted) {
-				if (!errs++)
-					tap_diag("%s: %s: RDMA Write #%llu: %s opcode %d",
-						 c->test->name, c->rname,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode);
-				if (wc.status != IBV_WC_SUCCESS)
-					retired = s->out.n;
-			}
-			if (wc.wr_id >= retired && wc.wr_id < s->out.n)
-				retired = wc.wr_id + 1;
-		}
-		progress |= ret > 0;
-		if (!notified) {
-			ret = vt_try_poll(c->rcq, &wc);
-			if (ret > 0) {
-				struct vt_ctrl *m = &c->ctrl[wc.wr_id &
-							(VT_CTRL_SLOTS - 1)];
-
-				notified = true;
-				placed = wc.status == IBV_WC_SUCCESS &&
-					 (wc.wr_id & VT_WR_CTRL_RX) &&
-					 m->type == VT_CTRL_NOTIFY;
-				if (!placed)
-					tap_diag("%s: %s: waiting for NOTIFY: %s",
-						 c->test->name, c->rname,
-						 vt_wc_status(wc.status));
-				progress = true;
-			}
-		}
+	while (t.done < s->out.n || !t.notified) {
+		progress = write_post(c, s, &t, window);
+		progress |= write_poll_send(c, s, &t) > 0;
+		progress |= write_poll_notify(c, &t);
 		if (progress) {
 			deadline = vt_deadline(c);
 			continue;
 		}
 		if (vt_now() > deadline) {
 			tap_diag("%s: %s: stalled: %u/%u writes retired, %s",
-				 c->test->name, c->rname, retired, s->out.n,
-				 notified ? "notified" : "no NOTIFY yet");
+				 c->test->name, c->rname, t.done, s->out.n,
+				 t.notified ? "notified" : "no NOTIFY yet");
 			break;
 		}
 		vt_idle(c);
 	}
-	tap_ok(retired == s->out.n && !errs,
-	       "%s: %s: %u RDMA Writes (%u B max, up to %u SGEs, some unsignaled) completed",
-	       c->test->name, c->rname, s->out.n, plan_max(&s->out),
-	       c->cap.max_send_sge);
-	tap_ok(sources_intact(c, s, why, sizeof(why)),
-	       "%s: %s: write sources unchanged", c->test->name, c->rname);
-	ok = placed && remote_check(c, s, why, sizeof(why));
-	if (placed && !ok)
-		tap_diag("%s: %s: %s", c->test->name, c->rname, why);
-	tap_ok(ok, "%s: %s: the peer's %u RDMA Writes are placed when its Send arrives, every byte checked",
-	       c->test->name, c->rname, s->in.n);
+	write_report(c, s, &t);
 	if (!vt_ctrl_flush(c))
 		tap_diag("%s: %s: NOTIFY send failed", c->test->name,
 			 c->rname);
@@ -598,88 +667,75 @@ static int read_prepare(struct vt_conn *c)
 	return vt_ctrl_post_recv(c, 1);
 }
 
-static void read_run(struct vt_conn *c)
+/* Posts RDMA Reads while the window has room; true if it posted any. */
+static bool read_post(struct vt_conn *c, struct data_state *s,
+		      struct data_tally *t, unsigned int window)
 {
-	struct data_state *s = c->priv;
-	unsigned int posted = 0, done = 0, errs = 0, window;
-	double deadline = vt_deadline(c);
 	struct ibv_send_wr wr, *bad;
-	char why[160] = "";
-	struct ibv_wc wc;
-	bool progress;
+	bool progress = false;
 	int ret;
 
-	if (!peer_mr_ok(c, &s->out)) {
-		tap_ok(false, "%s: %s: RDMA Reads", c->test->name, c->rname);
-		return;
-	}
-	/* stay within the ORD we asked for */
-	window = VT_MIN(4, VT_MIN(c->dattr.max_qp_rd_atom,
-				  c->dattr.max_qp_init_rd_atom));
-	window = VT_MAX(window, 1u);
-	while (done < s->out.n) {
-		progress = false;
-		while (posted < s->out.n && posted - done < window) {
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = posted;
-			wr.sg_list = s->sl[posted].sge;
-			wr.num_sge = s->sl[posted].nsge;
-			wr.opcode = IBV_WR_RDMA_READ;
-			wr.send_flags = IBV_SEND_SIGNALED;
-			wr.wr.rdma.remote_addr = c->peer.addr +
-						 s->out.roff[posted];
-			wr.wr.rdma.rkey = c->peer.rkey;
-			ret = ibv_post_send(c->qp, &wr, &bad);
-			if (ret) {
-				tap_diag("%s: %s: post RDMA Read #%u: %s",
-					 c->test->name, c->rname, posted,
-					 strerror(ret));
-				errs++;
-				posted = s->out.n;
-				done = s->out.n;
-				break;
-			}
-			posted++;
-			progress = true;
-		}
-		ret = vt_try_poll(c->scq, &wc);
-		if (ret > 0 && !vt_ctrl_tx_wc(c, &wc)) {
-			if (wc.status != IBV_WC_SUCCESS ||
-			    wc.opcode != IBV_WC_RDMA_READ || wc.wr_id != done) {
-				if (!errs++)
-					tap_diag("%s: %s: RDMA Read #%u: wr_id %llu %s opcode %d",
-						 c->test->name, c->rname, done,
-						 (unsigned long long)wc.wr_id,
-						 vt_wc_status(wc.status),
-						 wc.opcode);
-			} else if (!vt_layout_check(&s->sl[done], s->sbuf,
-					vt_pat_key(c->seed, s->sout, done),
-					s->out.size[done], true, why,
-					sizeof(why))) {
-				if (!errs++)
-					tap_diag("%s: %s: RDMA Read #%u (%u bytes): %s",
-						 c->test->name, c->rname, done,
-						 s->out.size[done], why);
-			}
-			done++;
-		}
-		progress |= ret > 0;
-		if (progress) {
-			deadline = vt_deadline(c);
-			continue;
-		}
-		if (vt_now() > deadline) {
-			tap_diag("%s: %s: stalled: %u/%u reads completed",
-				 c->test->name, c->rname, done, s->out.n);
+	while (t->posted < s->out.n && t->posted - t->done < window) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = t->posted;
+		wr.sg_list = s->sl[t->posted].sge;
+		wr.num_sge = s->sl[t->posted].nsge;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = c->peer.addr + s->out.roff[t->posted];
+		wr.wr.rdma.rkey = c->peer.rkey;
+		ret = ibv_post_send(c->qp, &wr, &bad);
+		if (ret) {
+			tap_diag("%s: %s: post RDMA Read #%u: %s",
+				 c->test->name, c->rname, t->posted,
+				 strerror(ret));
+			t->errs++;
+			t->posted = s->out.n;
+			t->done = s->out.n;
 			break;
 		}
-		vt_idle(c);
+		t->posted++;
+		progress = true;
 	}
-	tap_ok(done == s->out.n && !errs,
-	       "%s: %s: %u RDMA Reads (%u B max, %u outstanding) completed, every byte checked",
-	       c->test->name, c->rname, s->out.n, plan_max(&s->out), window);
+	return progress;
+}
 
-	/* the source may only be checked once the peer stopped reading */
+/* One Read completion, if there is one, with the bytes it brought. */
+static int read_poll(struct vt_conn *c, struct data_state *s,
+		     struct data_tally *t)
+{
+	struct ibv_wc wc;
+	int ret;
+
+	ret = vt_try_poll(c->scq, &wc);
+	if (ret <= 0 || vt_ctrl_tx_wc(c, &wc))
+		return ret;
+	if (wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RDMA_READ || wc.wr_id != t->done) {
+		if (!t->errs++)
+			tap_diag("%s: %s: RDMA Read #%u: wr_id %llu %s opcode %d",
+				 c->test->name, c->rname, t->done,
+				 (unsigned long long)wc.wr_id,
+				 vt_wc_status(wc.status), wc.opcode);
+	} else if (!vt_layout_check(&s->sl[t->done], s->sbuf,
+				    vt_pat_key(c->seed, s->sout, t->done),
+				    s->out.size[t->done], true, t->why,
+				    sizeof(t->why))) {
+		if (!t->errs++)
+			tap_diag("%s: %s: RDMA Read #%u (%u bytes): %s",
+				 c->test->name, c->rname, t->done,
+				 s->out.size[t->done], t->why);
+	}
+	t->done++;
+	return ret;
+}
+
+/* The source may only be checked once the peer stopped reading. */
+static void read_check_source(struct vt_conn *c, struct data_state *s,
+			      struct data_tally *t)
+{
+	bool ok;
+
 	if (c->role == VT_SERVER) {
 		if (vt_ctrl_send(c, VT_CTRL_DONE, 0, 0) || !vt_ctrl_flush(c))
 			tap_diag("%s: server: DONE failed", c->test->name);
@@ -691,11 +747,47 @@ static void read_run(struct vt_conn *c)
 		       "%s: client: the server reports its reads done",
 		       c->test->name);
 	}
-	ret = remote_check(c, s, why, sizeof(why));
-	if (!ret)
-		tap_diag("%s: %s: %s", c->test->name, c->rname, why);
-	tap_ok(ret, "%s: %s: the buffer the peer read from is unchanged",
+	ok = remote_check(c, s, t->why, sizeof(t->why));
+	if (!ok)
+		tap_diag("%s: %s: %s", c->test->name, c->rname, t->why);
+	tap_ok(ok, "%s: %s: the buffer the peer read from is unchanged",
 	       c->test->name, c->rname);
+}
+
+static void read_run(struct vt_conn *c)
+{
+	struct data_state *s = c->priv;
+	double deadline = vt_deadline(c);
+	struct data_tally t = {};
+	unsigned int window;
+	bool progress;
+
+	if (!peer_mr_ok(c, &s->out)) {
+		tap_ok(false, "%s: %s: RDMA Reads", c->test->name, c->rname);
+		return;
+	}
+	/* stay within the ORD we asked for */
+	window = VT_MIN(4, VT_MIN(c->dattr.max_qp_rd_atom,
+				  c->dattr.max_qp_init_rd_atom));
+	window = VT_MAX(window, 1u);
+	while (t.done < s->out.n) {
+		progress = read_post(c, s, &t, window);
+		progress |= read_poll(c, s, &t) > 0;
+		if (progress) {
+			deadline = vt_deadline(c);
+			continue;
+		}
+		if (vt_now() > deadline) {
+			tap_diag("%s: %s: stalled: %u/%u reads completed",
+				 c->test->name, c->rname, t.done, s->out.n);
+			break;
+		}
+		vt_idle(c);
+	}
+	tap_ok(t.done == s->out.n && !t.errs,
+	       "%s: %s: %u RDMA Reads (%u B max, %u outstanding) completed, every byte checked",
+	       c->test->name, c->rname, s->out.n, plan_max(&s->out), window);
+	read_check_source(c, s, &t);
 	if (c->role == VT_CLIENT &&
 	    (vt_ctrl_send(c, VT_CTRL_BYE, 0, 0) || !vt_ctrl_flush(c)))
 		tap_diag("%s: client: BYE failed", c->test->name);

@@ -447,52 +447,91 @@ static bool disc_wc(struct vt_conn *c, struct disc_count *q,
 	return wc->status == IBV_WC_SUCCESS;
 }
 
+/* Both queues' accounting, and what was posted to the send queue. */
+struct disc_tally {
+	struct disc_count sq, rq;
+	unsigned int posted, corrupt;
+};
+
+/* A successful receive must carry message #wr_id intact. */
+static void disc_recv(struct vt_conn *c, struct disc_tally *t,
+		      const struct ibv_wc *wc)
+{
+	struct misc_state *s = c->priv;
+
+	if (disc_wc(c, &t->rq, wc, "receive") &&
+	    (wc->byte_len != DISC_SZ ||
+	     vt_pat_check(s->vbuf + (size_t)wc->wr_id * DISC_SZ,
+			  vt_pat_key(c->seed, disc_stream(c, false),
+				     wc->wr_id),
+			  0, DISC_SZ) != SIZE_MAX))
+		t->corrupt++;
+}
+
+/* Client: once traffic flows, pull the plug. */
+static void disc_client_pull(struct vt_conn *c, struct disc_tally *t)
+{
+	double deadline = vt_now() + 2;
+	struct ibv_wc wc;
+	int ret;
+
+	while (!t->sq.done && !t->rq.done && vt_now() < deadline) {
+		if (vt_try_poll(c->scq, &wc) > 0)
+			disc_wc(c, &t->sq, &wc, "send");
+		else if (vt_try_poll(c->rcq, &wc) > 0)
+			disc_recv(c, t, &wc);
+		else
+			vt_idle(c);
+	}
+	ret = rdma_disconnect(c->id);
+	tap_ok(!ret, "%s: client: rdma_disconnect with %u of %u sends and %u of %u receives outstanding",
+	       c->test->name, t->posted - t->sq.done, t->posted,
+	       DISC_N + DISC_EXTRA - t->rq.done, DISC_N + DISC_EXTRA);
+}
+
+/* Every work request completes, flushed or not, while they keep coming. */
+static void disc_drain(struct vt_conn *c, struct disc_tally *t)
+{
+	double deadline = vt_deadline(c);
+	struct ibv_wc wc;
+	bool progress;
+
+	while ((t->sq.done < t->posted ||
+		t->rq.done < DISC_N + DISC_EXTRA) &&
+	       vt_now() < deadline) {
+		progress = false;
+		if (vt_try_poll(c->scq, &wc) > 0) {
+			disc_wc(c, &t->sq, &wc, "send");
+			progress = true;
+		}
+		if (vt_try_poll(c->rcq, &wc) > 0) {
+			disc_recv(c, t, &wc);
+			progress = true;
+		}
+		if (progress)
+			deadline = vt_deadline(c);
+		else
+			vt_idle(c);
+	}
+}
+
 static void disc_run(struct vt_conn *c)
 {
 	struct misc_state *s = c->priv;
-	struct disc_count sq = {}, rq = {};
-	unsigned int i, posted = 0, corrupt = 0;
-	double deadline;
+	struct disc_tally t = {};
+	struct disc_count *sq = &t.sq, *rq = &t.rq;
+	unsigned int i;
 	char why[128];
-	struct ibv_wc wc;
-	bool progress;
 	int ret;
-
-	/* a successful receive must carry message #wr_id intact */
-#define DISC_RECV(wc)							\
-	do {								\
-		if (disc_wc(c, &rq, &(wc), "receive") &&		\
-		    ((wc).byte_len != DISC_SZ ||			\
-		     vt_pat_check(s->vbuf + (size_t)(wc).wr_id * DISC_SZ, \
-				  vt_pat_key(c->seed,			\
-					     disc_stream(c, false),	\
-					     (wc).wr_id),		\
-				  0, DISC_SZ) != SIZE_MAX))		\
-			corrupt++;					\
-	} while (0)
 
 	for (i = 0; i < DISC_N; i++) {
 		if (post_send1(c, i, IBV_WR_SEND, s->buf + (size_t)i * DISC_SZ,
 			       DISC_SZ, s->mr->lkey, 0))
 			break;
-		posted++;
+		t.posted++;
 	}
-	if (c->role == VT_CLIENT) {
-		/* once traffic flows, pull the plug */
-		deadline = vt_now() + 2;
-		while (!sq.done && !rq.done && vt_now() < deadline) {
-			if (vt_try_poll(c->scq, &wc) > 0)
-				disc_wc(c, &sq, &wc, "send");
-			else if (vt_try_poll(c->rcq, &wc) > 0)
-				DISC_RECV(wc);
-			else
-				vt_idle(c);
-		}
-		ret = rdma_disconnect(c->id);
-		tap_ok(!ret, "%s: client: rdma_disconnect with %u of %u sends and %u of %u receives outstanding",
-		       c->test->name, posted - sq.done, posted,
-		       DISC_N + DISC_EXTRA - rq.done, DISC_N + DISC_EXTRA);
-	}
+	if (c->role == VT_CLIENT)
+		disc_client_pull(c, &t);
 	tap_ok(vt_wait_disconnected(c, vt_deadline(c)),
 	       "%s: %s: RDMA_CM_EVENT_DISCONNECTED", c->test->name, c->rname);
 	/*
@@ -505,36 +544,20 @@ static void disc_run(struct vt_conn *c)
 		       c->test->name, ret ? strerror(errno) : "ok");
 	}
 
-	deadline = vt_deadline(c);
-	while ((sq.done < posted || rq.done < DISC_N + DISC_EXTRA) &&
-	       vt_now() < deadline) {
-		progress = false;
-		if (vt_try_poll(c->scq, &wc) > 0) {
-			disc_wc(c, &sq, &wc, "send");
-			progress = true;
-		}
-		if (vt_try_poll(c->rcq, &wc) > 0) {
-			DISC_RECV(wc);
-			progress = true;
-		}
-		if (progress)
-			deadline = vt_deadline(c);
-		else
-			vt_idle(c);
-	}
-	tap_ok(sq.done == posted && rq.done == DISC_N + DISC_EXTRA,
+	disc_drain(c, &t);
+	tap_ok(sq->done == t.posted && rq->done == DISC_N + DISC_EXTRA,
 	       "%s: %s: every WR completes once: %u/%u sends (%u ok, %u flushed), %u/%u receives (%u ok, %u flushed)",
-	       c->test->name, c->rname, sq.done, posted, sq.ok, sq.flushed,
-	       rq.done, DISC_N + DISC_EXTRA, rq.ok, rq.flushed);
-	tap_ok(!sq.bad && !rq.bad && rq.flushed >= DISC_EXTRA,
+	       c->test->name, c->rname, sq->done, t.posted, sq->ok,
+	       sq->flushed, rq->done, DISC_N + DISC_EXTRA, rq->ok,
+	       rq->flushed);
+	tap_ok(!sq->bad && !rq->bad && rq->flushed >= DISC_EXTRA,
 	       "%s: %s: outstanding WRs complete with IBV_WC_WR_FLUSH_ERR, in order",
 	       c->test->name, c->rname);
-	tap_ok(!corrupt, "%s: %s: the %u messages received before the disconnect are intact",
-	       c->test->name, c->rname, rq.ok);
+	tap_ok(!t.corrupt, "%s: %s: the %u messages received before the disconnect are intact",
+	       c->test->name, c->rname, rq->ok);
 	ret = vt_probe_flushed(c, s->buf, s->mr->lkey, why, sizeof(why));
 	tap_ok(ret, "%s: %s: a Send posted after the disconnect is flushed or refused (%s)",
 	       c->test->name, c->rname, why);
-#undef DISC_RECV
 }
 
 /* ----------------------------------------------------------- too_small */
