@@ -108,26 +108,29 @@ fi
 # reads (scripts/dkms-ccache.sh).  An object comes from it only for the
 # same compiler, flags and preprocessed source; the rest compiles here.
 ccdir=/var/cache/siw_lite/ccache/debian-$(cut -d. -f1 /etc/debian_version)
+# apt runs dpkg, and so DKMS, with its own PATH (DPkg::Path).
 cclog=""
+aptpath=()
 if [ -d "$ccdir" ] && [ -d /usr/lib/ccache ]; then
 	cclog=$(mktemp)
-	export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$ccdir CCACHE_READONLY=1 \
-		CCACHE_NOHASHDIR=1 CCACHE_TEMPDIR=/tmp/siwl-ccache \
-		CCACHE_LOGFILE=$cclog
+	export CCACHE_DIR=$ccdir CCACHE_READONLY=1 CCACHE_NOHASHDIR=1 \
+		CCACHE_TEMPDIR=/tmp/siwl-ccache CCACHE_LOGFILE=$cclog
+	dpkg_path=""
+	eval "$(apt-config shell dpkg_path DPkg::Path)"
+	aptpath=(-o "DPkg::Path=/usr/lib/ccache:${dpkg_path:-/usr/sbin:/usr/bin:/sbin:/bin}")
 fi
 
 # Its dependencies are installed already: apt fetches nothing.
 export DEBIAN_FRONTEND=noninteractive
 start=$(date +%s)
 check "apt-get install siw-lite-dkms and libsiw-lite-rdmav34 ($ver)" \
-	apt-get install -y -q "$dkms_deb" "$prov_deb"
+	apt-get install -y -q "${aptpath[@]}" "$dkms_deb" "$prov_deb"
 diag "install and DKMS build: $(($(date +%s) - start)) s"
 if [ -n "$cclog" ]; then
 	diag "compiler cache $ccdir: $(grep -c 'Result: .*cache_hit' "$cclog")" \
 		"objects from it, $(grep -c 'Result: cache_miss' "$cclog") compiled"
 	unset CCACHE_DIR CCACHE_READONLY CCACHE_NOHASHDIR CCACHE_TEMPDIR \
 		CCACHE_LOGFILE
-	PATH=${PATH#/usr/lib/ccache:}
 	rm -f "$cclog"
 fi
 grep -E "Error|error:" <<<"$OUT$ERR" | head -n 5 | while read -r l; do diag "$l"; done
