@@ -127,8 +127,14 @@ check "apt-get install siw-lite-dkms and libsiw-lite-rdmav34 ($ver)" \
 	apt-get install -y -q "${aptpath[@]}" "$dkms_deb" "$prov_deb"
 diag "install and DKMS build: $(($(date +%s) - start)) s"
 if [ -n "$cclog" ]; then
-	diag "compiler cache $ccdir: $(grep -c 'Result: .*cache_hit' "$cclog")" \
-		"objects from it, $(grep -c 'Result: cache_miss' "$cclog") compiled"
+	# Kbuild's compiler probes compile /dev/null into a fresh temporary
+	# name each time: never in the cache, and not siw_lite's objects.
+	diag "compiler cache $ccdir: $(awk '
+		/Source file:/ { src[$2] = $NF }
+		/Result: (direct|preprocessed)_cache_hit/ { hit++ }
+		/Result: cache_miss/ { if (src[$2] == "/dev/null") probe++; else miss++ }
+		END { printf "%d objects from it, %d compiled, %d compiler probes", hit, miss, probe }
+		' "$cclog")"
 	unset CCACHE_DIR CCACHE_READONLY CCACHE_NOHASHDIR CCACHE_TEMPDIR \
 		CCACHE_LOGFILE
 	rm -f "$cclog"
