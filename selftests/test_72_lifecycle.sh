@@ -37,7 +37,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
 
-plan 67
+plan 66
 dp_start
 kmsg "test_72_lifecycle start"
 
