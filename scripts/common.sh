@@ -74,6 +74,21 @@ siwl_kernel_series() {
 	echo "${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
 }
 
+# siwl_scratch_dir DIR: make DIR, print its real path; refuse (status 2) a
+# directory inside the work tree, which a build there would litter.
+siwl_scratch_dir() {
+	local d
+
+	mkdir -p "$1" || return 1
+	d=$(cd "$1" && pwd -P) || return 1
+	case $d/ in
+	"$SIW_LITE_TOP"/*)
+		siwl_msg "$d is inside the work tree; pick a dir outside it"
+		return 2 ;;
+	esac
+	echo "$d"
+}
+
 # siwl_build_module KDIR OUTDIR [MAKE-ARGS...]: build siw_lite.ko from this
 # work tree's sources in a copy under OUTDIR (outside the tree: Kbuild puts
 # objects beside the sources, so one tree holds one kernel's build) and
@@ -82,13 +97,7 @@ siwl_build_module() {
 	local kdir=$1 out=$2
 
 	shift 2
-	mkdir -p "$out" || return 1
-	out=$(cd "$out" && pwd -P)
-	case $out/ in
-	"$SIW_LITE_TOP"/*)
-		siwl_msg "$out is inside the work tree; pick a dir outside it"
-		return 2 ;;
-	esac
+	out=$(siwl_scratch_dir "$out") || return
 	rm -rf "$out/drivers" "$out/include"
 	cp "$SIW_LITE_TOP/Kbuild" "$SIW_LITE_TOP/VERSION" "$out/" || return 1
 	mkdir -p "$out/drivers/siw_lite"
@@ -106,13 +115,7 @@ siwl_build_module() {
 siwl_build_rev() {
 	local rev=$1 kdir=$2 src=$3
 
-	mkdir -p "$src" || return 1
-	src=$(cd "$src" && pwd -P)
-	case $src/ in
-	"$SIW_LITE_TOP"/*)
-		siwl_msg "$src is inside the work tree; pick a dir outside it"
-		return 2 ;;
-	esac
+	src=$(siwl_scratch_dir "$src") || return
 	find "$src" -mindepth 1 -delete || return 1
 	git -C "$SIW_LITE_TOP" archive "$rev" | tar -x -C "$src" || return 1
 	# Kbuild directly, as siwl_build_module does: every revision has the
