@@ -653,7 +653,6 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 	struct siwl_tx *tx = &qp->tx;
 	struct siwl_zc_range r = {};
 	unsigned long flags;
-	u32 n;
 
 	if (tx->zc) {
 		/*
@@ -682,11 +681,7 @@ static void siwl_tx_fpdu_done(struct siwl_qp *qp)
 		siwl_tx_complete_locked(qp, tx->sq_first, tx->sq_idx + 1);
 		break;
 	case SIWL_TX_IRQ:
-		/* This one and the irq_more chained before it are out. */
-		n = min(tx->irq_more + 1, qp->irq_count);
-		qp->irq_head += n;
-		qp->irq_count -= n;
-		tx->irq_more = 0;
+		/* Its Read Requests left the IRQ when built (siwl_tx_irq_built). */
 		break;
 	case SIWL_TX_TERM:
 		/*
@@ -991,6 +986,30 @@ static bool siwl_tx_chain_irq(struct siwl_qp *qp, struct socket *sock,
 	return true;
 }
 
+/*
+ * The Read Requests whose responses are now whole in the buffer leave the
+ * IRQ before TCP has a byte of them. A Read stops counting against the
+ * requester's ORD when its last Read Response arrives, so the next Read
+ * Request may come as soon as that Response is out; on a fast path that
+ * is before siwl_tx_send() has returned. Freed later, the IRQ could still
+ * look full to that Request, and an ORD = IRD = 1 connection would be
+ * terminated for a Read it was entitled to. The entries are not read
+ * again once built.
+ */
+static void siwl_tx_irq_built(struct siwl_qp *qp, bool last)
+{
+	struct siwl_tx *tx = &qp->tx;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	n = min(tx->irq_more + (last ? 1 : 0), qp->irq_count);
+	qp->irq_head += n;
+	qp->irq_count -= n;
+	tx->irq_more = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+}
+
 /* Room in the buffer for one more FPDU of any kind. */
 static bool siwl_tx_room(const struct siwl_tx *tx)
 {
@@ -1054,6 +1073,8 @@ static int siwl_tx_build(struct siwl_qp *qp, struct socket *sock)
 			break;
 	}
 	tx->fpdu_ends_msg = last;
+	if (tx->kind == SIWL_TX_IRQ)
+		siwl_tx_irq_built(qp, last);
 	return 0;
 }
 

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# qperf (Debian package qperf), unmodified, over rdma_cm (-cm1) between two
+# namespaces, in both directions: the RC tests that need nothing beyond
+# what siw_lite offers.  The Read tests run at 8 B, 4 KiB and 64 KiB,
+# several times each: qperf connects with IRD = ORD = 1 and issues the
+# next Read the moment the last one completes, so a responder that frees
+# its Read Request queue entry late terminates the connection ("Remote
+# operation failure"), the way siw_lite did before its responses left
+# the queue once built (tx.c, siwl_tx_irq_built).
+#
+# Not here: rc_bi_bw (both sides stream Sends with no guarantee that a
+# receive is posted; InfiniBand's RNR retry covers that, iWARP has none,
+# so the Send that finds no receive ends the connection, as RFC 5041
+# requires), and the Write and atomic tests, which use Write with
+# immediate data and atomics.
+#
+# qperf 0.4.11's server child dies of a NULL dereference inside
+# ibv_destroy_qp when it closes an rdma_cm connection, after the results
+# are exchanged; it does the same over the in-tree siw, so it is qperf's.
+# The kernel's "segfault at" line for it would read as a kernel-log
+# problem, so the exception trace is off while the qperf server runs and
+# restored after.
+. "$(dirname "$0")/lib.sh"
+. "$SIW_LITE_TOP/tools/testing/verbs_test/dp-lib.sh"
+
+RUNS=3
+SIZES="8 4096 65536"
+plan 16
+dp_start
+kmsg "test_39_qperf start"
+command -v qperf >/dev/null || { skip_rest "qperf is not installed"; exit 0; }
+
+QPERF_PID=
+TRACE=$(sysctl -n debug.exception-trace 2>/dev/null)
+qperf_stop() {
+	[ -z "$QPERF_PID" ] || kill "$QPERF_PID" 2>/dev/null
+	wait 2>/dev/null
+	QPERF_PID=
+}
+qperf_cleanup() {
+	qperf_stop
+	[ -z "$TRACE" ] || sysctl -qw debug.exception-trace="$TRACE"
+}
+on_exit qperf_cleanup
+[ -z "$TRACE" ] || sysctl -qw debug.exception-trace=0
+
+# qperf_serve NS: a qperf server in NS, until qperf_stop.
+qperf_serve() {
+	qperf_stop
+	ip netns exec "$1" qperf >"$SIWL_TMP/server-$1.log" 2>&1 &
+	QPERF_PID=$!
+	# qperf listens on TCP 19765 for its control connection.
+	wait_for 10 sh -c "ip netns exec '$1' ss -Hltn 'sport = :19765' | grep -q LISTEN"
+}
+
+# qperf_runs NS HOST TEST SIZE N: N runs of TEST from NS against HOST; the
+# outputs of the failed ones are printed.
+qperf_runs() {
+	local i out bad=0
+
+	for i in $(seq "$5"); do
+		out=$(ip netns exec "$1" timeout $((60 * SIWL_SLOW)) \
+			qperf -cm1 -t 1 -m "$4" "$2" "$3" 2>&1)
+		if [ $? -ne 0 ] || ! grep -Eq '(latency|bw) += ' <<<"$out"; then
+			echo "run $i: $out"
+			bad=1
+		fi
+	done
+	return $bad
+}
+
+# qperf_direction CLIENT_NS SERVER_NS SERVER_ADDR
+qperf_direction() {
+	local t size
+
+	qperf_serve "$2" || { bail "qperf server in $2 did not listen"; }
+	for t in rc_rdma_read_lat rc_rdma_read_bw; do
+		for size in $SIZES; do
+			check "qperf $t $size B, $RUNS runs, $1 -> $2" \
+				qperf_runs "$1" "$3" "$t" "$size" "$RUNS"
+		done
+	done
+	check "qperf rc_lat 64 B, $1 -> $2" qperf_runs "$1" "$3" rc_lat 64 1
+	check "qperf rc_bw 64 KiB, $1 -> $2" qperf_runs "$1" "$3" rc_bw 65536 1
+	qperf_stop
+	if grep -q 'failed' "$SIWL_TMP/server-$2.log"; then
+		diag "qperf server in $2:"
+		diag "$(cat "$SIWL_TMP/server-$2.log")"
+	fi
+}
+
+qperf_direction "$DP_B" "$DP_A" "$DP_A4"
+qperf_direction "$DP_A" "$DP_B" "$DP_B4"
