@@ -27,7 +27,11 @@
 #define SIWL_MAX_QP		16384
 #define SIWL_MAX_QP_WR		8192
 #define SIWL_MAX_CQ		16384
-#define SIWL_MAX_CQE		65536
+/*
+ * libfabric's verbs;ofi_rxm sizes one CQ for a whole universe of peers,
+ * (384 + 384) x 256 = 196608 entries by default; a ring entry is 32 bytes.
+ */
+#define SIWL_MAX_CQE		1048576
 #define SIWL_MAX_MR		65536
 #define SIWL_MAX_PD		16384
 #define SIWL_MAX_ORD		128
