@@ -181,7 +181,8 @@ dp_verbs_test() {
 }
 
 # Is the server ready?  "re:ERE": its output matches; "port:N": an
-# rdma_cm id listens on port N (rdma res show cm_id).
+# rdma_cm id listens on port N (rdma res show cm_id); "tcp:N": a TCP
+# socket listens on port N.
 _dp_ready() {
 	case $1 in
 	re:*)
@@ -190,6 +191,10 @@ _dp_ready() {
 	port:*)
 		ip netns exec "$DP_A" rdma res show cm_id 2>/dev/null |
 			grep -Eq "LISTEN.*:${1#port:}( |\$)"
+		;;
+	tcp:*)
+		ip netns exec "$DP_A" ss -Hltn "sport = :${1#tcp:}" 2>/dev/null |
+			grep -q LISTEN
 		;;
 	*)
 		return 1
