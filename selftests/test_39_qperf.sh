@@ -3,7 +3,8 @@
 #
 # qperf (Debian package qperf), unmodified, over rdma_cm (-cm1) between two
 # namespaces, in both directions: the RC tests that need nothing beyond
-# what siw_lite offers.  The Read tests run at 8 B, 4 KiB and 64 KiB,
+# what siw_lite offers (rc_bw, rc_lat, rc_rdma_write_poll_lat and the
+# Reads).  The Read tests run at 8 B, 4 KiB and 64 KiB,
 # several times each: qperf connects with IRD = ORD = 1 and issues the
 # next Read the moment the last one completes, so a responder that frees
 # its Read Request queue entry late terminates the connection ("Remote
@@ -13,8 +14,8 @@
 # Not here: rc_bi_bw (both sides stream Sends with no guarantee that a
 # receive is posted; InfiniBand's RNR retry covers that, iWARP has none,
 # so the Send that finds no receive ends the connection, as RFC 5041
-# requires), and the Write and atomic tests, which use Write with
-# immediate data and atomics.
+# requires), rc_rdma_write_lat/bw, which use Write with immediate data,
+# and the atomics.
 #
 # qperf 0.4.11's server child dies of a NULL dereference inside
 # ibv_destroy_qp when it closes an rdma_cm connection, after the results
@@ -27,7 +28,7 @@
 
 RUNS=3
 SIZES="8 4096 65536"
-plan 16
+plan 18
 dp_start
 kmsg "test_39_qperf start"
 command -v qperf >/dev/null || { skip_rest "qperf is not installed"; exit 0; }
@@ -83,6 +84,8 @@ qperf_direction() {
 		done
 	done
 	check "qperf rc_lat 64 B, $1 -> $2" qperf_runs "$1" "$3" rc_lat 64 1
+	check "qperf rc_rdma_write_poll_lat 64 B, $1 -> $2" \
+		qperf_runs "$1" "$3" rc_rdma_write_poll_lat 64 1
 	check "qperf rc_bw 64 KiB, $1 -> $2" qperf_runs "$1" "$3" rc_bw 65536 1
 	qperf_stop
 	if grep -q 'failed' "$SIWL_TMP/server-$2.log"; then
