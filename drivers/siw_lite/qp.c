@@ -212,6 +212,7 @@ static void siwl_qp_init(struct siwl_qp *qp, struct siwl_device *sdev,
 	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->tx_work, siwl_qp_tx_work);
 	INIT_WORK(&qp->rx_work, siwl_qp_rx_work);
+	INIT_DELAYED_WORK(&qp->rqe_work, siwl_qp_rqe_work);
 	INIT_WORK(&qp->event_work, siwl_qp_event_work);
 	INIT_DELAYED_WORK(&qp->term_work, siwl_qp_term_work);
 
@@ -377,6 +378,7 @@ int siwl_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_delayed_work_sync(&qp->term_work);
 	cancel_work_sync(&qp->tx_work);
 	cancel_work_sync(&qp->rx_work);
+	cancel_delayed_work_sync(&qp->rqe_work);
 	cancel_work_sync(&qp->event_work);
 
 	spin_lock_bh(&qp->rx_lock);
@@ -914,6 +916,7 @@ int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	if (kick)
 		siwl_qp_kick(qp);
+	siwl_rx_rqe_posted(qp);
 	return rv;
 }
 
@@ -1075,8 +1078,12 @@ void siwl_qp_llp_down(struct siwl_qp *qp)
 
 	/* Waits for a send in progress; afterwards TX sees !tx_enabled. */
 	siwl_qp_sync(qp);
-	/* The CM no longer calls us for this socket: nothing queues it. */
+	/*
+	 * The CM no longer calls us for this socket: nothing queues rx_work,
+	 * and RX, no longer in RTS, does not arm rqe_work again.
+	 */
 	cancel_work_sync(&qp->rx_work);
+	cancel_delayed_work_sync(&qp->rqe_work);
 	/*
 	 * A user's post transmits outside the work item, under tx_mutex
 	 * only: it may still hold the socket the CEP is about to release.

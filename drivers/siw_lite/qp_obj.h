@@ -161,6 +161,12 @@ struct siwl_rx {
 
 	u32 next_msn[RDMAP_QN_COUNT];	/* expected MSN per queue */
 	u32 segs;		/* segments taken effect; read racily by TX */
+	/*
+	 * A Send's first segment waits for a receive WQE until this
+	 * jiffy (rx.c, siwl_rx_wait_rqe); read unlocked by the posts.
+	 */
+	bool rqe_wait;
+	unsigned long rqe_wait_until;
 	bool read_req_kick;	/* Read Requests queued in this pass */
 };
 
@@ -295,6 +301,7 @@ struct siwl_qp {
 	struct mutex tx_mutex;
 	struct work_struct tx_work;
 	struct work_struct rx_work;	/* RX moved off the softirq (rx_defer) */
+	struct delayed_work rqe_work;	/* RX retried for a waiting Send */
 	/* Raises IB_EVENT_QP_FATAL; apart from tx_work, see qp_engine.c. */
 	struct work_struct event_work;
 	/* Ends a TERMINATE whose Terminate cannot leave (peer not reading). */

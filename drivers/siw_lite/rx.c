@@ -45,6 +45,9 @@
 /* MPA ULPDU_Length and DDP control: enough to know the header length. */
 #define SIWL_RX_HDR_START	(MPA_HDR_SIZE + 2)
 
+/* How long a Send waits for a receive WQE (siwl_rx_wait_rqe()). */
+#define SIWL_RQE_WAIT_MS	1000
+
 #define HDRCT_MD		(RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D)
 
 static const struct iw_term siwl_rx_term_local = {
@@ -378,6 +381,34 @@ static int siwl_rx_check_rqe(struct siwl_qp *qp)
 	return 0;
 }
 
+/*
+ * A Send arrived and no receive WQE is posted. RFC 5041 section 7.2 makes
+ * that an error that ends the connection, and the in-tree siw terminates
+ * at once. Programs written for InfiniBand count on the RNR retry instead
+ * and repost receives only as completions come back (qperf rc_bi_bw). So
+ * the Send waits, with all that follows it in the stream: RX stops
+ * reading, TCP's window closes, and the peer's sender waits as it would
+ * for a slow consumer, which on the wire it is. Once a receive is posted
+ * (siwl_rx_rqe_posted(), or a poll each jiffy, since a WQE posted on a
+ * user ring makes no system call), RX takes it and goes on. After
+ * SIWL_RQE_WAIT_MS without one, the Terminate is sent as the RFC says.
+ * Returns true while the Send waits.
+ */
+static bool siwl_rx_wait_rqe(struct siwl_qp *qp)
+{
+	struct siwl_rx *rx = &qp->rx;
+
+	if (!rx->rqe_wait) {
+		rx->rqe_wait_until = jiffies + msecs_to_jiffies(SIWL_RQE_WAIT_MS);
+		WRITE_ONCE(rx->rqe_wait, true);
+	} else if (time_after(jiffies, rx->rqe_wait_until)) {
+		WRITE_ONCE(rx->rqe_wait, false);
+		return false;
+	}
+	queue_delayed_work(siwl_qp_wq, &qp->rqe_work, 1);
+	return true;
+}
+
 /* RFC 5040 section 4.6/4.7: Send variants, on untagged queue 0. */
 static int siwl_rx_send(struct siwl_qp *qp)
 {
@@ -407,10 +438,13 @@ static int siwl_rx_send(struct siwl_qp *qp)
 		}
 		/* RFC 5041 section 7.2: no buffer posted for this MSN. */
 		if (rv) {
+			if (siwl_rx_wait_rqe(qp))
+				return -EAGAIN;
 			ddp_msn_check(h->msn, rx->next_msn[RDMAP_QN_SEND], 0,
 				      1, &idx, &term);
 			return siwl_rx_fail(qp, &term);
 		}
+		WRITE_ONCE(rx->rqe_wait, false);
 		if (siwl_rx_check_rqe(qp)) {
 			cqe.opcode = IB_WC_RECV;
 			cqe.status = IB_WC_LOC_PROT_ERR;
@@ -531,7 +565,9 @@ static bool siwl_rx_hold_term(struct siwl_rx *rx, const struct iw_term *term)
 /*
  * The header bytes gathered so far are complete enough to parse. Returns
  * 1 when more header bytes are needed, 0 when the segment is ready for
- * its payload, or a negative errno after failing the QP.
+ * its payload, -EAGAIN while a Send waits for a receive WQE (parsed
+ * again when one may be there), or another negative errno after failing
+ * the QP.
  */
 static int siwl_rx_hdr(struct siwl_qp *qp)
 {
@@ -892,7 +928,7 @@ static int siwl_rx_consume(struct siwl_qp *qp, const struct sk_buff *skb,
 		rx->have += n;
 		if (rx->have == rx->need) {
 			rv = siwl_rx_hdr(qp);
-			if (rv < 0)
+			if (rv < 0 && rv != -EAGAIN)
 				return rv;
 		}
 		return n;
@@ -933,6 +969,9 @@ static int siwl_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	if (WARN_ON_ONCE(len > INT_MAX))
 		return 0;
 	while (done < len && !rx->dead) {
+		/* The rest stays in TCP's queue until a receive is posted. */
+		if (rx->rqe_wait)
+			return done;
 		state = READ_ONCE(qp->state);
 		if (state != SIWL_QPS_RTS && state != SIWL_QPS_CLOSING) {
 			/* TERMINATE or ERROR: nothing more is placed. */
@@ -949,13 +988,29 @@ static int siwl_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
+/* A Send waiting for a receive WQE tries again (siwl_rx_wait_rqe()). */
+static void siwl_rx_retry_send(struct siwl_qp *qp)
+{
+	struct siwl_rx *rx = &qp->rx;
+	enum siwl_qp_state state = READ_ONCE(qp->state);
+
+	if (state != SIWL_QPS_RTS && state != SIWL_QPS_CLOSING) {
+		WRITE_ONCE(rx->rqe_wait, false);
+		rx->dead = true;
+		return;
+	}
+	siwl_rx_hdr(qp);
+}
+
 void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk)
 {
 	read_descriptor_t desc = { .arg.data = qp, .count = 1 };
 	bool kick;
 
 	spin_lock_bh(&qp->rx_lock);
-	if (qp->rx_enabled)
+	if (qp->rx_enabled && qp->rx.rqe_wait && !qp->rx.dead)
+		siwl_rx_retry_send(qp);
+	if (qp->rx_enabled && !qp->rx.rqe_wait)
 		tcp_read_sock(sk, &desc, siwl_rx_actor);
 	/* No MR reference outlives the pass (see the top of this file). */
 	siwl_rx_release(qp);
@@ -1057,9 +1112,8 @@ void siwl_rx_window_update(struct sock *sk)
 	release_sock(sk);
 }
 
-void siwl_qp_rx_work(struct work_struct *work)
+static void siwl_qp_rx_sock(struct siwl_qp *qp)
 {
-	struct siwl_qp *qp = container_of(work, struct siwl_qp, rx_work);
 	struct sock *sk = NULL;
 	unsigned long flags;
 
@@ -1074,4 +1128,25 @@ void siwl_qp_rx_work(struct work_struct *work)
 	siwl_qp_rx(qp, sk);
 	release_sock(sk);
 	siwl_rx_window_update(sk);
+}
+
+void siwl_qp_rx_work(struct work_struct *work)
+{
+	siwl_qp_rx_sock(container_of(work, struct siwl_qp, rx_work));
+}
+
+void siwl_qp_rqe_work(struct work_struct *work)
+{
+	siwl_qp_rx_sock(container_of(to_delayed_work(work), struct siwl_qp,
+				     rqe_work));
+}
+
+/*
+ * From the posts (any context): unlocked, since a Send that starts to wait
+ * just after this read polls for the WQE anyway.
+ */
+void siwl_rx_rqe_posted(struct siwl_qp *qp)
+{
+	if (READ_ONCE(qp->rx.rqe_wait))
+		mod_delayed_work(siwl_qp_wq, &qp->rqe_work, 0);
 }

@@ -20,6 +20,9 @@ void siwl_qp_data_ready(struct siwl_qp *qp, struct sock *sk);
 /* After a process context held @sk (may sleep): reopen the rcv window. */
 void siwl_rx_window_update(struct sock *sk);
 void siwl_qp_rx_work(struct work_struct *work);
+void siwl_qp_rqe_work(struct work_struct *work);
+/* A receive WQE was posted: a Send waiting for one may go on. */
+void siwl_rx_rqe_posted(struct siwl_qp *qp);
 /* A new connection: receive state from scratch. */
 void siwl_rx_reset(struct siwl_qp *qp);
 /* Drops what RX still holds (an MR reference). */
