@@ -37,36 +37,6 @@ flip() {
 	t=$DP_DA; DP_DA=$DP_DB; DP_DB=$t
 }
 
-# run_served TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...: dp_run for a
-# server that serves until stopped (cmtime, iperf): it is stopped once
-# the client is done, and DP_SRV_RC says whether it was still there (0)
-# or had died (its exit code).
-run_served() {
-	local tmo=$1 ready=$2 pid
-	local -a srv=()
-
-	shift 2
-	while [ $# -gt 0 ] && [ "$1" != "---" ]; do
-		srv+=("$1")
-		shift
-	done
-	shift
-	ip netns exec "$DP_A" "${srv[@]}" >"$DP_SRV_OUT" 2>&1 </dev/null &
-	pid=$!
-	wait_for 20 _dp_ready_or_gone "$pid" "$ready" ||
-		diag "server not seen ready ($ready) after 20 s"
-	ip netns exec "$DP_B" timeout -k 5 "$tmo" "$@" >"$DP_CLI_OUT" 2>&1 </dev/null
-	DP_CLI_RC=$?
-	if kill -0 "$pid" 2>/dev/null; then
-		DP_SRV_RC=0
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	else
-		wait "$pid"
-		DP_SRV_RC=$?
-	fi
-}
-
 # have PROGRAM POINTS: skips POINTS test points when PROGRAM is missing.
 have() {
 	local i
@@ -137,7 +107,7 @@ rcopy_file() {
 	have rcopy 1 || return 0
 	dp_next_port
 	rm -f "$SIWL_TMP/rcopy.out"
-	run_served 120 "port:$DP_PORT" rcopy -p "$DP_PORT" --- \
+	dp_run_served 120 "port:$DP_PORT" rcopy -p "$DP_PORT" --- \
 		rcopy "$SIWL_TMP/rcopy.in" "$DP_A4:$SIWL_TMP/rcopy.out" \
 		-p "$DP_PORT"
 	if ! cmp -s "$SIWL_TMP/rcopy.in" "$SIWL_TMP/rcopy.out" &&
@@ -152,7 +122,7 @@ cm_setup() {
 
 	if have cmtime 1; then
 		dp_next_port
-		run_served 120 "port:$DP_PORT" \
+		dp_run_served 120 "port:$DP_PORT" \
 			cmtime -p "$DP_PORT" -c 100 -b "$DP_A4" --- \
 			cmtime -p "$DP_PORT" -c 100 -s "$DP_A4"
 		dp_both_ok "cmtime, 100 connections set up and torn down, $dir"
@@ -176,7 +146,7 @@ iperf_pair() {
 
 	shift
 	dp_next_port
-	run_served 60 "$ready:$DP_PORT" env "$@" iperf -s -p "$DP_PORT" --- \
+	dp_run_served 60 "$ready:$DP_PORT" env "$@" iperf -s -p "$DP_PORT" --- \
 		env "$@" iperf -c "$DP_A4" -p "$DP_PORT" -n 64M
 	IPERF_RATE=$(grep -Eo '[0-9.]+ [KMG]?bits/sec' "$DP_CLI_OUT" | tail -n 1)
 }

@@ -217,17 +217,25 @@ _dp_ready_or_gone() {
 # failed gets DP_GRACE seconds (default 15) to notice before it is
 # stopped.  Sets DP_SRV_RC and DP_CLI_RC (124: timed out, 143: stopped)
 # and leaves the outputs in DP_SRV_OUT and DP_CLI_OUT.
-dp_run() {
-	local tmo=$1 ready=$2 spid end
-	local -a srv=() cli=()
-
-	shift 2
+# _dp_split SERVER_ARGV... --- CLIENT_ARGV...: into _dp_srv and _dp_cli.
+_dp_split() {
+	_dp_srv=()
 	while [ $# -gt 0 ] && [ "$1" != "---" ]; do
-		srv+=("$1")
+		_dp_srv+=("$1")
 		shift
 	done
 	shift
-	cli=("$@")
+	_dp_cli=("$@")
+}
+
+dp_run() {
+	local tmo=$1 ready=$2 spid end
+	local -a srv cli
+
+	shift 2
+	_dp_split "$@"
+	srv=("${_dp_srv[@]}")
+	cli=("${_dp_cli[@]}")
 
 	ip netns exec "$DP_A" timeout -k 5 "$tmo" "${srv[@]}" \
 		>"$DP_SRV_OUT" 2>&1 </dev/null &
@@ -249,6 +257,32 @@ dp_run() {
 	fi
 	wait "$spid"
 	DP_SRV_RC=$?
+}
+
+# dp_run_served TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...: dp_run
+# for a server that serves until stopped (cmtime, iperf, rcopy): it is
+# stopped once the client is done, and DP_SRV_RC says whether it was
+# still there (0) or had died (its exit code).
+dp_run_served() {
+	local tmo=$1 ready=$2 pid
+
+	shift 2
+	_dp_split "$@"
+	ip netns exec "$DP_A" "${_dp_srv[@]}" >"$DP_SRV_OUT" 2>&1 </dev/null &
+	pid=$!
+	wait_for 20 _dp_ready_or_gone "$pid" "$ready" ||
+		diag "server not seen ready ($ready) after 20 s"
+	ip netns exec "$DP_B" timeout -k 5 "$tmo" "${_dp_cli[@]}" \
+		>"$DP_CLI_OUT" 2>&1 </dev/null
+	DP_CLI_RC=$?
+	if kill -0 "$pid" 2>/dev/null; then
+		DP_SRV_RC=0
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	else
+		wait "$pid"
+		DP_SRV_RC=$?
+	fi
 }
 
 # dp_keep NAME: keep both outputs of the last dp_run in the run's log
