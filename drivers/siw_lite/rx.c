@@ -956,12 +956,24 @@ static int siwl_rx_consume(struct siwl_qp *qp, const struct sk_buff *skb,
 	}
 }
 
+/* TERMINATE or ERROR: nothing more is placed, no Send waits any more. */
+static bool siwl_rx_stop_if_closed(struct siwl_qp *qp)
+{
+	enum siwl_qp_state state = READ_ONCE(qp->state);
+
+	if (state == SIWL_QPS_RTS || state == SIWL_QPS_CLOSING)
+		return false;
+	qp->rx.dead = true;
+	WRITE_ONCE(qp->rx.rqe_wait, false);
+	siwl_rx_release(qp);
+	return true;
+}
+
 static int siwl_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			 unsigned int off, size_t len)
 {
 	struct siwl_qp *qp = desc->arg.data;
 	struct siwl_rx *rx = &qp->rx;
-	enum siwl_qp_state state;
 	size_t done = 0;
 	int n;
 
@@ -972,13 +984,8 @@ static int siwl_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		/* The rest stays in TCP's queue until a receive is posted. */
 		if (rx->rqe_wait)
 			return done;
-		state = READ_ONCE(qp->state);
-		if (state != SIWL_QPS_RTS && state != SIWL_QPS_CLOSING) {
-			/* TERMINATE or ERROR: nothing more is placed. */
-			rx->dead = true;
-			siwl_rx_release(qp);
+		if (siwl_rx_stop_if_closed(qp))
 			break;
-		}
 		n = siwl_rx_consume(qp, skb, off + done, len - done);
 		if (n < 0)
 			break;
@@ -991,15 +998,8 @@ static int siwl_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 /* A Send waiting for a receive WQE tries again (siwl_rx_wait_rqe()). */
 static void siwl_rx_retry_send(struct siwl_qp *qp)
 {
-	struct siwl_rx *rx = &qp->rx;
-	enum siwl_qp_state state = READ_ONCE(qp->state);
-
-	if (state != SIWL_QPS_RTS && state != SIWL_QPS_CLOSING) {
-		WRITE_ONCE(rx->rqe_wait, false);
-		rx->dead = true;
-		return;
-	}
-	siwl_rx_hdr(qp);
+	if (!siwl_rx_stop_if_closed(qp))
+		siwl_rx_hdr(qp);
 }
 
 void siwl_qp_rx(struct siwl_qp *qp, struct sock *sk)
