@@ -292,16 +292,26 @@ boot_guest() {
 	elapsed=$(($(date +%s) - start))
 }
 
-# Debian's 6.12 under TCG now and then oopses in its own early boot (an
-# int3 left by text patching, before init runs): nothing of ours is loaded
-# yet, so boot once more rather than fail the run.  The first console is
-# kept beside the second.
+# Debian's 6.12 under TCG now and then oopses on an int3 left by its own
+# text patching (static keys), in early boot or in the first programs the
+# guest runs.  When that happens before any module of ours is loaded (the
+# oops says "Not tainted": no out-of-tree module yet), it is the emulator's
+# and the kernel's, not ours: boot once more rather than fail the run.  The
+# first console is kept beside the second.
+tcg_int3_before_us() {
+	grep -A1 -E 'Oops: int3' "$logdir/console.log" 2>/dev/null |
+		grep -q 'Not tainted'
+}
+
 for attempt in 1 2; do
 	boot_guest
 	[ -z "$interrupted" ] && [ $vm_rc -ne 124 ] && [ $vm_rc -ne 137 ] &&
-		[ ! -s "$logdir/guest.started" ] && [ $attempt = 1 ] || break
+		[ ! -s "$logdir/cmd.status" ] && [ $attempt = 1 ] &&
+		{ [ ! -s "$logdir/guest.started" ] || tcg_int3_before_us; } ||
+		break
 	mv "$logdir/console.log" "$logdir/console-boot1.log"
-	echo "vm-run: the guest did not boot (console: $logdir/console-boot1.log); booting again"
+	echo "vm-run: the guest died before loading anything of ours (console: $logdir/console-boot1.log); booting again"
+	rm -f "$logdir"/{guest.started,cmd.status,dmesg.txt,dmesg-live.log,tainted,output.log}
 done
 
 # --- verdict --------------------------------------------------------------
@@ -365,6 +375,11 @@ benign_re='kmemleak: (Kernel memory leak detector initialized|[0-9]+ new suspect
 problems() {
 	grep -En "$problem_re" "$1" | grep -Ev "$benign_re"
 }
+
+# A guest that died may have streamed its log only up to just before the
+# oops; the console has the rest.
+[ $completed = no ] && [ "$klog" != "$logdir/console.log" ] &&
+	[ -s "$logdir/console.log" ] && klog=$logdir/console.log
 
 dmesg_state=clean
 if [ ! -s "$klog" ]; then
