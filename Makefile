@@ -12,7 +12,8 @@
 #   make checkpatch      checkpatch --strict on every source file (the
 #                        kernel part is also run by make check)
 #   make install         module into /lib/modules/<ver>/updates, provider
-#                        into libibverbs' provider directory
+#                        into libibverbs' provider directory, siw_lite(7)
+#                        into $(DESTDIR)/usr/share/man/man7
 
 # The kernel to build for: the running one when its headers are installed,
 # else the newest installed Debian headers (a build host, or a machine
@@ -65,6 +66,7 @@ check: provider checkpatch-kernel
 	$(MAKE) -C tools/provider check
 	@if [ -f selftests/unit/Makefile ]; then $(MAKE) -C selftests/unit run; fi
 	/usr/bin/python3 -B tools/testing/wirecheck/test_wirecheck.py
+	scripts/check-docs.sh
 	$(MAKE) -C tools/testing/fuzz smoke SMOKE_SECONDS=$(FUZZ_SECONDS)
 
 # Kernel code must be checkpatch --strict clean. Userspace code is checked
@@ -87,6 +89,7 @@ install: module provider
 	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
 	$(MAKE) -C tools/provider install
+	install -D -m 0644 Documentation/siw_lite.7 $(DESTDIR)/usr/share/man/man7/siw_lite.7
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean

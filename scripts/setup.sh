@@ -18,7 +18,8 @@ need=(build-essential bc bison flex libelf-dev libssl-dev dwarves sparse
       ibverbs-providers iproute2 iperf3 kmod file busybox-static udev
       python3 python3-argcomplete python3-pkg-resources python3-requests
       tcpdump tshark linux-source-6.1 linux-source-6.12 xz-utils clang libclang-rt-14-dev
-      nvme-cli nfs-kernel-server open-iscsi qperf libfabric-bin iperf gnuplot-nox dkms ccache)
+      nvme-cli nfs-kernel-server open-iscsi qperf libfabric-bin iperf gnuplot-nox dkms ccache
+      groff-base man-db)
 
 read -r -a missing <<<"$(siwl_missing_pkgs "${need[@]}")"
 

@@ -79,7 +79,7 @@ for role in client server; do
 	if [ "$role" = client ]; then
 		expect_klog "siw sent Terminates that siw_lite reported ($label)" \
 			"interop cell term-siwl-$role start" \
-			'siw_lite: qp [0-9]+: (malformed )?Terminate received' 2
+			'siwl[AB]: qp [0-9]+: (malformed )?Terminate received' 2
 	else
 		# DDP (1), untagged buffer error (2), codes 5 (too long) and 2
 		# (no buffer), printed by siw as layer 2, type 1
@@ -113,7 +113,7 @@ stag=$(dp_tshark -r "$DP_CAP_FILE" -Y 'iwarp_rdma.opcode == 4' -T fields \
 diag "Send with Invalidate from siw carries STag '$stag'; verbs_test asked for the rkey in its log"
 expect_klog "siw_lite answers the bad Send with Invalidate with a Terminate ($label)" \
 	"interop cell sendinv-siwl-server start" \
-	'siw_lite: qp [0-9]+: sending Terminate: layer 0 etype 2 ecode 9' 1
+	'siwl[AB]: qp [0-9]+: sending Terminate: layer 0 etype 2 ecode 9' 1
 # RDMAP (0), remote operation error (2), printed by siw as layer 2, type 0
 expect_klog "siw reports siw_lite's Terminate ($label)" \
 	"interop cell sendinv-siwl-server start" \

@@ -36,10 +36,83 @@ declare -A KNOWN=()
 # -S: no site initialisation, which alone takes seconds under TCG
 PY=(python3 -S -B)
 ncases=$("${PY[@]}" "$HOSTILE" --list | grep -vc '^good	')
-plan $((ncases * 3 + 4))
+# 10: the counter checks; 2: the Terminate tracepoints
+plan $((ncases * 3 + 4 + 10 + 2))
 dp_start
 kmsg "test_70_hostile_peer start"
 VICTIM=$(dp_hostile_victim) || bail "cannot build tools/testing/hostile/victim"
+
+# counters DEV: "name=value ..." of the device's hw counters
+counters() {
+	local f out=""
+
+	for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/*; do
+		[ -f "$f" ] && [ "${f##*/}" != lifespan ] &&
+			out+="${f##*/}=$(cat "$f") "
+	done
+	echo "$out"
+}
+
+# counter_checks BEFORE AFTER CASE_LIST SELECTED: "desc<TAB>got<TAB>want"
+# lines, one per check; got equals want when the check holds.
+counter_checks() {
+	"${PY[@]}" - "$@" <<'PYEOF'
+import sys
+before, after, listing, only = sys.argv[1:5]
+b = dict(kv.split("=") for kv in before.split())
+a = dict(kv.split("=") for kv in after.split())
+d = {k: int(a[k]) - int(b.get(k, 0)) for k in a}
+sel = set(only.split())
+cases = []
+for line in open(listing):
+    name, want = line.rstrip("\n").split("\t")[:2]
+    if name != "good" and (not sel or name in sel):
+        cases.append((name, want.split("|")))
+def term(alt):
+    f = dict(x.split("=") for x in alt.split()[1:] if "=" in x)
+    return alt.startswith("terminate"), f.get("layer"), f.get("ecode")
+layer_ctr = {"0": "rdmap_errors", "1": "ddp_errors", "2": "llp_errors"}
+lo = {c: 0 for c in layer_ctr.values()}
+crc = lo_all = hi_all = resets = rejects = 0
+for name, alts in cases:
+    t = [term(x) for x in alts]
+    if all(x[0] for x in t) and len({x[1] for x in t}) == 1:
+        lo[layer_ctr[t[0][1]]] += 1
+        lo_all += 1
+        if all(x[1] == "2" and x[2] == "0x02" for x in t):
+            crc += 1
+    if any(x[0] for x in t) or any(x.startswith("reset") for x in alts):
+        hi_all += 1
+    if all(x.startswith("reset") for x in alts):
+        resets += 1
+    if alts == ["mpa-reject"]:
+        rejects += 1
+out = []
+out.append(("rx_crc_errors is the CRC cases", d.get("rx_crc_errors"), crc))
+for c in sorted(lo):
+    got = d.get(c, 0)
+    out.append((c + " >= cases answered at that layer only",
+                "%d >= %d" % (got, lo[c]) if got >= lo[c] else got,
+                "%d >= %d" % (got, lo[c])))
+tot = sum(d.get(c, 0) for c in list(lo) + ["local_errors"])
+ok = lo_all <= tot <= hi_all
+out.append(("errors of all layers between %d and %d" % (lo_all, hi_all),
+            "in range" if ok else tot, "in range"))
+for c, n in (("mpa_rej_sent", rejects), ("conn_resets", resets)):
+    got = d.get(c, 0)
+    out.append((c + " >= %d" % n, "yes" if got >= n else got, "yes"))
+for c, case in (("rx_no_rqe", "send-no-recv"),
+                ("rx_terminates", "terminate-valid"),
+                ("mpa_errors", "mpa-bad-key")):
+    got = d.get(c, 0)
+    if not any(n == case for n, _ in cases):
+        got = "yes (case not selected)"
+    out.append((c + " moved (%s)" % case, "yes" if got != 0 else got,
+                "yes"))
+for desc, got, want in out:
+    print("%s\t%s\t%s" % (desc, got, want))
+PYEOF
+}
 
 VOUT=$SIWL_TMP/victim.out
 HALL=$SIWL_TMP/hostile.out
@@ -56,6 +129,18 @@ ip netns exec "$DP_A" timeout -k 5 $((280 * SIWL_SLOW)) "$VICTIM" \
 vpid=$!
 wait_for 15 grep -q '^listening' "$VOUT" ||
 	diag "victim not listening after 15 s: $(cat "$VOUT")"
+ctr_before=$(counters "$DP_DA")
+# The Terminates, as the tracepoints see them (trace.h).
+TR=/sys/kernel/tracing
+[ -e $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+: >$TR/trace 2>/dev/null
+# Not the scheduler's tracepoint too (see test_47_trace.sh).
+echo 0 >$TR/options/record-cmd 2>/dev/null
+echo 0 >$TR/options/record-tgid 2>/dev/null
+for e in term_tx term_rx; do
+	echo 1 >$TR/events/siw_lite/$e/enable 2>/dev/null
+done
+echo 1 >$TR/tracing_on 2>/dev/null
 ip netns exec "$DP_B" timeout -k 5 $((240 * SIWL_SLOW)) "${PY[@]}" "$HOSTILE" \
 	--addr "$DP_A4" --port "$DP_PORT" --all \
 	--only "${SIWL_HOSTILE_CASES:-}" >"$HALL" 2>&1 </dev/null
@@ -86,6 +171,39 @@ done < <("${PY[@]}" "$HOSTILE_DIR/verdict.py" "$VOUT" "$HALL" \
 		--only "${SIWL_HOSTILE_CASES:-}" "${known[@]}" 2>&1)
 [ "$npoints" = $((ncases * 3)) ] ||
 	diag "verdict.py gave $npoints test points, $((ncases * 3)) planned"
+
+# The victim device's counters (stats.c) against what the cases expect:
+# every CRC error counted, as many errors of each layer as the cases with
+# only that Terminate for an answer at least, and all errors together no
+# more than the cases that may end in a Terminate or a reset; the MPA
+# rejects, resets and receives-not-found the cases ask for.
+"${PY[@]}" "$HOSTILE" --list >"$SIWL_TMP/cases"
+while IFS=$'\t' read -r desc got want; do
+	expect_eq "victim counters: $desc" "$got" "$want"
+done < <(counter_checks "$ctr_before" "$(counters "$DP_DA")" \
+		"$SIWL_TMP/cases" "${SIWL_HOSTILE_CASES:-}")
+
+for e in term_tx term_rx; do
+	echo 0 >$TR/events/siw_lite/$e/enable 2>/dev/null
+done
+trace=$(cat $TR/trace 2>/dev/null)
+: >$TR/trace 2>/dev/null
+# sel CASE: whether CASE ran
+sel() {
+	[ -z "${SIWL_HOSTILE_CASES:-}" ] || [[ " $SIWL_HOSTILE_CASES " == *" $1 "* ]]
+}
+if sel crc-bad; then
+	expect_match "term_tx traced the CRC error's Terminate (crc-bad)" \
+		"$trace" 'term_tx: qp=[0-9]+ layer=llp etype=0 ecode=0x2$'
+else
+	skip "term_tx traced the CRC error's Terminate (crc-bad)" "case not selected"
+fi
+if sel terminate-valid; then
+	expect_match "term_rx traced the peer's Terminate (terminate-valid)" \
+		"$trace" 'term_rx: qp=[0-9]+ layer=[a-z]+ etype=[0-9]+ ecode=0x[0-9a-f]+$'
+else
+	skip "term_rx traced the peer's Terminate (terminate-valid)" "case not selected"
+fi
 
 # Nothing may be left behind.
 if run_cmd ip netns exec "$DP_A" rdma res show qp; then

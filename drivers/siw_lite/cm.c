@@ -68,6 +68,7 @@
 #include "qp_engine.h"
 #include "rx.h"
 #include "siw_lite.h"
+#include "trace.h"
 
 /*
  * How long each step may take. The TCP handshake gets a bound of its own
@@ -178,6 +179,12 @@ struct siwl_cep {
 	struct iw_cm_id *cm_id;		/* the connection's, with a reference */
 	struct siwl_lsock *ls;		/* passive, counted in ls->pending */
 	struct siwl_lep *lep;		/* passive, until CONNECT_REQUEST */
+	/*
+	 * Passive: the listener's device, from CONNECT_REQUEST while
+	 * @iwcm_ref is held (iw_cm rejects through us before the device
+	 * can go), for the counters only.
+	 */
+	struct ib_device *req_dev;
 	struct siwl_qp *qp;		/* with a reference */
 
 	struct timer_list timer;
@@ -209,6 +216,19 @@ static DEFINE_SPINLOCK(siwl_ceps_lock);
 /* CEPs owning a socket; module unload waits for none to be left. */
 static atomic_t siwl_cm_live = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(siwl_cm_idle);
+
+/* trace.h prints the states by these numbers. */
+static_assert(SIWL_CEP_NEW == 0 && SIWL_CEP_CONNECTING == 1 &&
+	      SIWL_CEP_AWAIT_REPLY == 2 && SIWL_CEP_AWAIT_REQUEST == 3 &&
+	      SIWL_CEP_AWAIT_ULP == 4 && SIWL_CEP_RDMA == 5 &&
+	      SIWL_CEP_CLOSING == 6 && SIWL_CEP_CLOSED == 7);
+
+static void siwl_cep_set_state(struct siwl_cep *cep,
+			       enum siwl_cep_state state)
+{
+	trace_cm_state(cep, cep->state, state);
+	cep->state = state;
+}
 
 /* ---- CEP references, events, timer ------------------------------------ */
 
@@ -345,6 +365,20 @@ static void siwl_cep_peer(struct siwl_cep *cep, struct sockaddr_storage *ss)
 	siwl_addr_unmap(ss);
 }
 
+/*
+ * The CEP's device while something keeps it: the connection's cm_id (held
+ * until teardown), or a CONNECT_REQUEST's listener device while iw_cm
+ * still has to answer it. NULL otherwise. Under cep->mutex.
+ */
+static struct ib_device *siwl_cep_ibdev(const struct siwl_cep *cep)
+{
+	if (cep->cm_id)
+		return cep->cm_id->device;
+	if (cep->iwcm_ref)
+		return cep->req_dev;
+	return NULL;
+}
+
 /* Why a peer was turned away or gave up, without flooding the log. */
 static __printf(2, 3) void siwl_cep_info(struct siwl_cep *cep,
 					 const char *fmt, ...)
@@ -352,6 +386,7 @@ static __printf(2, 3) void siwl_cep_info(struct siwl_cep *cep,
 	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
 				      DEFAULT_RATELIMIT_BURST);
 	struct sockaddr_storage peer;
+	struct ib_device *dev;
 	struct va_format vaf;
 	va_list args;
 
@@ -361,8 +396,35 @@ static __printf(2, 3) void siwl_cep_info(struct siwl_cep *cep,
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	pr_info("%pISpc: %pV\n", &peer, &vaf);
+	dev = siwl_cep_ibdev(cep);
+	if (dev)
+		ibdev_info(dev, "%pISpc: %pV\n", &peer, &vaf);
+	else
+		pr_info("%pISpc: %pV\n", &peer, &vaf);
 	va_end(args);
+}
+
+/*
+ * Counts @idx on the CEP's device: its connection's cm_id's, which the CEP
+ * holds until teardown, or before CONNECT_REQUEST its listener's, looked
+ * at under the listeners' lock: once destroy_listen has run, the device
+ * may be going too, and nothing is counted. Under cep->mutex.
+ */
+static void siwl_cep_stat(struct siwl_cep *cep, enum siwl_stat idx)
+{
+	struct ib_device *dev = siwl_cep_ibdev(cep);
+	struct iw_cm_id *id;
+
+	if (dev) {
+		siwl_stat_inc(to_siwl_dev(dev)->stats, idx);
+		return;
+	}
+	if (!cep->lep)
+		return;
+	id = siwl_lep_lock(cep->lep);
+	if (id)
+		siwl_stat_inc(to_siwl_dev(id->device)->stats, idx);
+	siwl_lep_unlock();
 }
 
 /* ---- socket callbacks ------------------------------------------------- */
@@ -488,7 +550,7 @@ static void siwl_cep_go_rdma(struct siwl_cep *cep)
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->rx_qp = cep->qp;
 	write_unlock_bh(&sk->sk_callback_lock);
-	cep->state = SIWL_CEP_RDMA;
+	siwl_cep_set_state(cep, SIWL_CEP_RDMA);
 }
 
 /* ---- what a passive CEP holds of its listener ------------------------- */
@@ -534,7 +596,7 @@ static void siwl_cep_teardown(struct siwl_cep *cep, bool abort)
 		id->rem_ref(id);
 	}
 	pr_debug("cep %p closed (%s)\n", cep, abort ? "reset" : "orderly");
-	cep->state = SIWL_CEP_CLOSED;
+	siwl_cep_set_state(cep, SIWL_CEP_CLOSED);
 	siwl_cep_put(cep);
 }
 
@@ -603,6 +665,18 @@ static int siwl_cep_send(struct siwl_cep *cep, const void *buf, size_t len)
 	return rv < 0 ? rv : -ENOBUFS;
 }
 
+/* mpa_rr_build() into cep->buf, traced. */
+static ssize_t siwl_cep_build_rr(struct siwl_cep *cep, enum mpa_rr_type type,
+				 const struct mpa_rr_build *b)
+{
+	ssize_t len = mpa_rr_build(cep->buf, sizeof(cep->buf), type, b);
+
+	if (len > 0)
+		trace_mpa_tx(cep, type == MPA_RR_REQUEST, b->rev, b->crc,
+			     b->markers, b->reject, b->enhanced, &b->v2);
+	return len;
+}
+
 /*
  * Reads the Request or Reply into cep->buf: first its header, then exactly
  * PD_Length octets, so that not one byte of what follows (the first FPDUs,
@@ -622,6 +696,11 @@ static int siwl_cep_read_rr(struct siwl_cep *cep, enum mpa_rr_type type,
 	for (;;) {
 		rv = mpa_rr_parse(cep->buf, cep->rx_len, type, pol, info,
 				  term);
+		/* Whole and understood, if not acceptable. */
+		if (!rv || rv == -ECONNREFUSED || rv == -EOPNOTSUPP)
+			trace_mpa_rx(cep, type == MPA_RR_REQUEST, info->rev,
+				     info->crc, info->markers, info->reject,
+				     info->enhanced, &info->v2);
 		if (rv != -EAGAIN)
 			return rv;
 		/*
@@ -671,10 +750,9 @@ static void siwl_cep_reject(struct siwl_cep *cep, u8 rev, bool enhanced,
 	ssize_t len;
 
 	if (cep->sock) {
-		len = mpa_rr_build(cep->buf, sizeof(cep->buf), MPA_RR_REPLY,
-				   &b);
-		if (len > 0)
-			siwl_cep_send(cep, cep->buf, len);
+		len = siwl_cep_build_rr(cep, MPA_RR_REPLY, &b);
+		if (len > 0 && !siwl_cep_send(cep, cep->buf, len))
+			siwl_cep_stat(cep, SIWL_STAT_MPA_REJ_SENT);
 	}
 	siwl_cep_teardown(cep, false);
 }
@@ -705,6 +783,7 @@ static void siwl_active_up(struct siwl_cep *cep,
 
 	if (info->ulp_pd_len > U8_MAX) {
 		/* iw_cm events cannot carry it, and we do not cut it short. */
+		siwl_cep_stat(cep, SIWL_STAT_MPA_ERRORS);
 		siwl_cep_info(cep, "Reply private data too long for iw_cm (%u)",
 			      info->ulp_pd_len);
 		siwl_active_fail(cep, -EPROTO, true);
@@ -723,6 +802,7 @@ static void siwl_active_up(struct siwl_cep *cep,
 			 * the data path is not up yet to frame one, so the
 			 * reset has to tell the peer.
 			 */
+			siwl_cep_stat(cep, SIWL_STAT_MPA_ERRORS);
 			siwl_cep_info(cep,
 				      "RFC 6581 negotiation failed (MPA error %#x): ird %u ord %u rtr %#x",
 				      term.ecode, info->v2.ird, info->v2.ord,
@@ -767,6 +847,7 @@ static void siwl_active_reply(struct siwl_cep *cep, unsigned long ev)
 	rv = siwl_cep_read_rr(cep, MPA_RR_REPLY, &pol, &info, &term);
 	switch (rv) {
 	case 0:
+		siwl_cep_stat(cep, SIWL_STAT_MPA_REP_RCVD);
 		siwl_active_up(cep, &info);
 		return;
 	case -EAGAIN:
@@ -779,6 +860,7 @@ static void siwl_active_reply(struct siwl_cep *cep, unsigned long ev)
 		}
 		return;
 	case -ECONNREFUSED:
+		siwl_cep_stat(cep, SIWL_STAT_MPA_REJ_RCVD);
 		pr_debug("cep %p: peer rejected the connection\n", cep);
 		if (info.ulp_pd_len <= U8_MAX)
 			siwl_cep_keep_pdata(cep, &info);
@@ -786,6 +868,7 @@ static void siwl_active_reply(struct siwl_cep *cep, unsigned long ev)
 		return;
 	case -EPROTO:
 	case -EOPNOTSUPP:
+		siwl_cep_stat(cep, SIWL_STAT_MPA_ERRORS);
 		siwl_cep_info(cep,
 			      "invalid MPA Reply (flags %#x rev %u pd_len %u)",
 			      info.flags, info.rev, info.pd_len);
@@ -827,9 +910,10 @@ static void siwl_active_connecting(struct siwl_cep *cep, unsigned long ev)
 		siwl_active_fail(cep, -ECONNRESET, true);
 		return;
 	}
+	siwl_cep_stat(cep, SIWL_STAT_MPA_REQ_SENT);
 	pr_debug("cep %p: MPA Request sent (%u octets)\n", cep, cep->tx_len);
 	cep->rx_len = 0;
-	cep->state = SIWL_CEP_AWAIT_REPLY;
+	siwl_cep_set_state(cep, SIWL_CEP_AWAIT_REPLY);
 	siwl_cep_arm(cep, SIWL_MPA_REP_TIMEOUT);
 	siwl_active_reply(cep, 0);
 }
@@ -845,7 +929,7 @@ void siwl_passive_start(struct siwl_cep *cep, struct socket *sock,
 	cep->lep = lep;
 	cep->ls = ls;
 	siwl_cep_attach_sock(cep, sock, orig_data_ready);
-	cep->state = SIWL_CEP_AWAIT_REQUEST;
+	siwl_cep_set_state(cep, SIWL_CEP_AWAIT_REQUEST);
 	siwl_cep_arm(cep, SIWL_MPA_REQ_TIMEOUT);
 	mutex_unlock(&cep->mutex);
 	/* The Request may have arrived before our callbacks were in place. */
@@ -871,7 +955,7 @@ static void siwl_passive_deliver(struct siwl_cep *cep)
 		ord = cep->v2.ord;
 	}
 
-	cep->state = SIWL_CEP_AWAIT_ULP;
+	siwl_cep_set_state(cep, SIWL_CEP_AWAIT_ULP);
 	/* For the cm_id iw_cm creates with provider_data = cep. */
 	siwl_cep_get(cep);
 	cep->iwcm_ref = true;
@@ -880,10 +964,12 @@ static void siwl_passive_deliver(struct siwl_cep *cep)
 	 * must not see another CONNECT_REQUEST on that id.
 	 */
 	listen_id = siwl_lep_lock(lep);
-	if (listen_id)
+	if (listen_id) {
+		cep->req_dev = listen_id->device;
 		rv = siwl_cep_upcall(cep, listen_id,
 				     IW_CM_EVENT_CONNECT_REQUEST, 0, ird, ord,
 				     true);
+	}
 	siwl_lep_unlock();
 	if (rv) {
 		cep->iwcm_ref = false;
@@ -915,6 +1001,10 @@ static void siwl_passive_request(struct siwl_cep *cep, unsigned long ev)
 		return;
 	}
 	rv = siwl_cep_read_rr(cep, MPA_RR_REQUEST, &pol, &info, &term);
+	if (rv == 0 || rv == -EOPNOTSUPP)
+		siwl_cep_stat(cep, SIWL_STAT_MPA_REQ_RCVD);
+	else if (rv == -EPROTO)
+		siwl_cep_stat(cep, SIWL_STAT_MPA_ERRORS);
 	switch (rv) {
 	case 0:
 		break;
@@ -1007,6 +1097,8 @@ static void siwl_cep_disconnect(struct siwl_cep *cep, int status, bool abort)
 	struct sock *sk = cep->sock->sk;
 
 	siwl_cep_disarm(cep);
+	if (status == -ECONNRESET)
+		siwl_stat_inc(cep->qp->sdev->stats, SIWL_STAT_CONN_RESETS);
 	/*
 	 * An orderly end: the peer's last FPDUs precede its FIN and must be
 	 * placed before the QP lets go of the socket, even if sk_data_ready
@@ -1074,7 +1166,7 @@ static void siwl_cep_rdma_event(struct siwl_cep *cep, unsigned long ev)
 		 * gets a reset when the timer runs out.
 		 */
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
-		cep->state = SIWL_CEP_CLOSING;
+		siwl_cep_set_state(cep, SIWL_CEP_CLOSING);
 		siwl_cep_arm(cep, SIWL_CLOSE_TIMEOUT);
 	}
 	if (ev & BIT(SIWL_EV_DATA))
@@ -1169,7 +1261,7 @@ static int siwl_active_build_request(struct siwl_cep *cep,
 	b.v2 = cep->v2;
 	b.ulp_pd = param->private_data;
 	b.ulp_pd_len = param->private_data_len;
-	len = mpa_rr_build(cep->buf, sizeof(cep->buf), MPA_RR_REQUEST, &b);
+	len = siwl_cep_build_rr(cep, MPA_RR_REQUEST, &b);
 	if (len < 0)
 		return -EINVAL;
 	cep->tx_len = len;
@@ -1217,7 +1309,7 @@ static int siwl_active_start(struct siwl_cep *cep, struct iw_cm_id *id,
 	id->add_ref(id);
 	cep->cm_id = id;
 	id->provider_data = cep;
-	cep->state = SIWL_CEP_CONNECTING;
+	siwl_cep_set_state(cep, SIWL_CEP_CONNECTING);
 	siwl_cep_arm(cep, SIWL_TCP_CONNECT_TIMEOUT);
 
 	/* Completion (or failure) comes back through sk_state_change. */
@@ -1323,7 +1415,7 @@ static ssize_t siwl_passive_build_reply(struct siwl_cep *cep,
 	b.v2 = rep;
 	b.ulp_pd = param->private_data;
 	b.ulp_pd_len = param->private_data_len;
-	len = mpa_rr_build(cep->buf, sizeof(cep->buf), MPA_RR_REPLY, &b);
+	len = siwl_cep_build_rr(cep, MPA_RR_REPLY, &b);
 	return len < 0 ? -EINVAL : len;
 }
 
@@ -1346,6 +1438,7 @@ static int siwl_passive_up(struct siwl_cep *cep, struct iw_cm_id *id,
 		siwl_cep_teardown(cep, true);
 		return -ECONNRESET;
 	}
+	siwl_stat_inc(to_siwl_dev(id->device)->stats, SIWL_STAT_MPA_REP_SENT);
 	p->sock = cep->sock;
 	p->initiator = false;
 	p->mpa_rev = cep->rev;

@@ -12,6 +12,7 @@
 
 #include "cq.h"
 #include "siw_lite.h"
+#include "trace.h"
 
 /* Ring position @pos (less than twice the capacity) to a slot. */
 static u32 siwl_cq_slot(const struct siwl_cq *cq, u32 pos)
@@ -123,12 +124,16 @@ int siwl_cq_push(struct siwl_cq *cq, const struct siwl_cqe *cqe,
 
 	if (WARN_ON_ONCE(!cqe->qp))
 		return -EINVAL;
+	trace_wqe_done(cqe->qp->qp_num, cq->base.res.id, cqe->wr_id,
+		       cqe->opcode, cqe->status, cqe->byte_len);
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->ring.hdr ? siwl_cq_ring_full(cq) : cq->count == cq->num_cqe) {
 		first_overflow = !cq->overflowed;
 		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
+		siwl_stat_inc(to_siwl_dev(cq->base.device)->stats,
+			      SIWL_STAT_CQ_OVERFLOWS);
 		if (first_overflow)
 			siwl_cq_error(cq);
 		return -ENOSPC;

@@ -15,8 +15,10 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "restrack.h"
 #include "siw_lite.h"
 #include "srq.h"
+#include "stats.h"
 #include <rdma/siw_lite-abi.h>
 
 static int siwl_query_device(struct ib_device *ibdev,
@@ -327,6 +329,7 @@ const struct ib_device_ops siwl_device_ops = {
 	.uverbs_abi_ver = SIW_LITE_ABI_VERSION,
 	.device_group = &siwl_attr_group,
 
+	.alloc_hw_port_stats = siwl_alloc_hw_port_stats,
 	.alloc_mr = siwl_alloc_mr,
 	.alloc_pd = siwl_alloc_pd,
 	.alloc_ucontext = siwl_alloc_ucontext,
@@ -342,7 +345,11 @@ const struct ib_device_ops siwl_device_ops = {
 	.destroy_srq = siwl_destroy_srq,
 	.disassociate_ucontext = siwl_disassociate_ucontext,
 	.get_dev_fw_str = siwl_get_dev_fw_str,
+	.fill_res_cq_entry = siwl_fill_res_cq_entry,
+	.fill_res_mr_entry = siwl_fill_res_mr_entry,
+	.fill_res_qp_entry = siwl_fill_res_qp_entry,
 	.get_dma_mr = siwl_get_dma_mr,
+	.get_hw_stats = siwl_get_hw_stats,
 	.get_port_immutable = siwl_get_port_immutable,
 	.iw_accept = siwl_iw_accept,
 	.iw_add_ref = siwl_iw_add_ref,

@@ -126,6 +126,10 @@ static struct siwl_device *siwl_device_alloc(struct net_device *netdev)
 	siwl_init_lladdr(sdev, netdev);
 	atomic_set(&sdev->num_pd, 0);
 	atomic_set(&sdev->num_ctx, 0);
+	if (siwl_stats_init(sdev)) {
+		ib_dealloc_device(&sdev->ibdev);
+		return NULL;
+	}
 
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;
@@ -241,6 +245,7 @@ void siwl_dealloc_driver(struct ib_device *ibdev)
 		atomic_read(&sdev->num_srq) || atomic_read(&sdev->num_qp));
 	siwl_qp_table_fini(sdev);
 	siwl_mem_fini(sdev);
+	siwl_stats_fini(sdev);
 
 	/* Also reached for a device that never made it onto the list. */
 	mutex_lock(&siwl_devices_lock);
@@ -498,7 +503,7 @@ static int __init siwl_init(void)
 		goto out_netdev;
 	rdma_link_register(&siwl_link_ops);
 	siwl_tune_init();
-	pr_info("loaded\n");
+	pr_debug("loaded\n");
 	return 0;
 
 out_netdev:
@@ -521,7 +526,7 @@ static void __exit siwl_exit(void)
 	siwl_cm_exit();
 	siwl_zc_exit_module();
 	siwl_qp_exit_module();
-	pr_info("unloaded\n");
+	pr_debug("unloaded\n");
 }
 
 module_init(siwl_init);

@@ -29,6 +29,7 @@
 #include "qp_uring.h"
 #include "rx.h"
 #include "srq.h"
+#include "trace.h"
 #include "tx.h"
 #include "zcopy.h"
 
@@ -806,6 +807,8 @@ static int siwl_sq_post_one(struct siwl_qp *qp, struct siwl_sqe *sqe,
 	}
 	*siwl_sq_slot(qp, qp->sq_head) = *sqe;
 	qp->sq_head++;
+	trace_wqe_post(qp->base.qp_num, true, sqe->wr_id, sqe->opcode,
+		       sqe->total_len);
 	if (qp->state == SIWL_QPS_ERROR)
 		siwl_qp_reap_locked(qp);
 	else if (qp->tx_enabled)
@@ -908,6 +911,8 @@ int siwl_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		}
 		qp->rq[qp->rq_head % qp->rq_size] = rqe;
 		qp->rq_head++;
+		trace_wqe_post(qp->base.qp_num, false, rqe.wr_id, 0,
+			       rqe.total_len);
 		if (state == SIWL_QPS_ERROR)
 			kick = true;
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -982,6 +987,7 @@ static void siwl_qp_bind_locked(struct siwl_qp *qp, struct siwl_cep *cep,
 	qp->cep = cep;
 	qp->sock = p->sock;
 	qp->crc = p->crc;
+	qp->mpa_rev = p->mpa_rev;
 	qp->ird = p->ird;
 	qp->ord = p->ord;
 	qp->orq_count = 0;

@@ -24,6 +24,7 @@
 #include "cq.h"
 #include "qp_engine.h"
 #include "qp_obj.h"
+#include "trace.h"
 #include "uring.h"
 
 struct workqueue_struct *siwl_qp_wq;
@@ -205,6 +206,21 @@ void siwl_qp_error_locked(struct siwl_qp *qp, bool abortive)
 	siwl_qp_kick(qp);
 }
 
+/* Which counter an error that ends in a Terminate goes to. */
+static enum siwl_stat siwl_term_stat(const struct iw_term *term)
+{
+	switch (term->layer) {
+	case IW_TERM_LAYER_LLP:
+		return SIWL_STAT_LLP_ERRORS;
+	case IW_TERM_LAYER_DDP:
+		return SIWL_STAT_DDP_ERRORS;
+	default:
+		if (term->etype == RDMAP_ETYPE_LOCAL_CATASTROPHIC)
+			return SIWL_STAT_LOCAL_ERRORS;
+		return SIWL_STAT_RDMAP_ERRORS;
+	}
+}
+
 /*
  * An error the peer must hear about (RFC 5040 section 5.4.4 via 4.8): the
  * QP goes to TERMINATE, the work item sends the Terminate built from @term
@@ -222,6 +238,7 @@ void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
 		siwl_qp_error_locked(qp, true);
 		return;
 	}
+	siwl_stat_inc(qp->sdev->stats, siwl_term_stat(term));
 	qp->term.term = *term;
 	qp->term.bad_seg_len = bad_seg_len;
 	qp->term.bad_len = 0;
@@ -249,8 +266,10 @@ void siwl_qp_term_work(struct work_struct *work)
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state == SIWL_QPS_TERMINATE) {
-		pr_info_ratelimited("qp %u: Terminate not sent within %u s: reset\n",
-				    qp->base.qp_num, SIWL_TERM_TIMEOUT / HZ);
+		ibdev_info_ratelimited(&qp->sdev->ibdev,
+				       "qp %u: Terminate not sent within %u s: reset\n",
+				       qp->base.qp_num,
+				       SIWL_TERM_TIMEOUT / HZ);
 		siwl_qp_error_locked(qp, true);
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
@@ -501,6 +520,8 @@ u32 siwl_usq_fetch_locked(struct siwl_qp *qp)
 			siwl_qp_fail_locked(qp, &siwl_term_local, NULL, 0, 0);
 			break;
 		}
+		trace_wqe_post(qp->base.qp_num, true, sqe->wr_id, sqe->opcode,
+			       sqe->total_len);
 		if (qp->state == SIWL_QPS_ERROR) {
 			sqe->status = IB_WC_WR_FLUSH_ERR;
 			sqe->flags |= SIWL_WQE_DONE;

@@ -237,6 +237,7 @@ struct siwl_qp {
 	struct siwl_cep *cep;
 	struct socket *sock;
 	bool crc;
+	u8 mpa_rev;			/* of the connection, for restrack */
 	bool tx_enabled;		/* TX may use @sock */
 	bool tx_hold;			/* responder awaiting the RTR */
 	/* The last user doorbell: when, and rx.segs then (tx_handoff). */

@@ -175,9 +175,12 @@ int siwl_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	/* Only pinned user pages can leave without a copy (zcopy.c). */
-	if (rdma_nl_put_driver_u64(msg, "mr_len", READ_ONCE(mr->length)) ||
-	    rdma_nl_put_driver_u32_hex(msg, "access", READ_ONCE(mr->access)) ||
+	/*
+	 * Only pinned user pages can leave without a copy (zcopy.c). The
+	 * core prints the length itself (mrlen); a u64 of ours would also
+	 * bring a pad attribute that rdma(8) cannot pair with a name.
+	 */
+	if (rdma_nl_put_driver_u32_hex(msg, "access", READ_ONCE(mr->access)) ||
 	    rdma_nl_put_driver_u32(msg, "zcopy", mr->kind == SIWL_MR_USER)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;

@@ -40,6 +40,7 @@
 #include "qp_obj.h"
 #include "rx.h"
 #include "srq.h"
+#include "trace.h"
 #include "tune.h"
 
 /* MPA ULPDU_Length and DDP control: enough to know the header length. */
@@ -101,8 +102,8 @@ static int siwl_rx_fail(struct siwl_qp *qp, const struct iw_term *term)
 
 	rx->dead = true;
 	siwl_rx_release(qp);
-	pr_debug("qp %u: rx error: layer %u etype %u ecode %u\n",
-		 qp->base.qp_num, term->layer, term->etype, term->ecode);
+	ibdev_dbg(&qp->sdev->ibdev, "qp %u: rx error: layer %u etype %u ecode %u\n",
+		  qp->base.qp_num, term->layer, term->etype, term->ecode);
 	spin_lock_irqsave(&qp->lock, flags);
 	siwl_qp_fail_locked(qp, term, rx->hdr + MPA_HDR_SIZE,
 			    rx->have > MPA_HDR_SIZE ? rx->have - MPA_HDR_SIZE : 0,
@@ -401,6 +402,7 @@ static bool siwl_rx_wait_rqe(struct siwl_qp *qp)
 	if (!rx->rqe_wait) {
 		rx->rqe_wait_until = jiffies + msecs_to_jiffies(SIWL_RQE_WAIT_MS);
 		WRITE_ONCE(rx->rqe_wait, true);
+		siwl_stat_inc(qp->sdev->stats, SIWL_STAT_RX_RQE_WAITS);
 	} else if (time_after(jiffies, rx->rqe_wait_until)) {
 		WRITE_ONCE(rx->rqe_wait, false);
 		return false;
@@ -440,6 +442,7 @@ static int siwl_rx_send(struct siwl_qp *qp)
 		if (rv) {
 			if (siwl_rx_wait_rqe(qp))
 				return -EAGAIN;
+			siwl_stat_inc(qp->sdev->stats, SIWL_STAT_RX_NO_RQE);
 			ddp_msn_check(h->msn, rx->next_msn[RDMAP_QN_SEND], 0,
 				      1, &idx, &term);
 			return siwl_rx_fail(qp, &term);
@@ -826,14 +829,17 @@ static void siwl_rx_terminate(struct siwl_qp *qp)
 	if (rdmap_parse_terminate(rx->hdr + MPA_HDR_SIZE +
 				  DDP_UNTAGGED_HDR_SIZE,
 				  rx->mpa_len - DDP_UNTAGGED_HDR_SIZE, &ti)) {
-		pr_warn_ratelimited("qp %u: malformed Terminate received\n",
-				    qp->base.qp_num);
+		ibdev_warn_ratelimited(&qp->sdev->ibdev,
+				       "qp %u: malformed Terminate received\n",
+				       qp->base.qp_num);
 		memset(&ti, 0, sizeof(ti));
 	} else {
-		pr_warn_ratelimited("qp %u: Terminate received: layer %u etype %u ecode %u\n",
-				    qp->base.qp_num, ti.layer, ti.etype,
-				    ti.ecode);
+		ibdev_warn_ratelimited(&qp->sdev->ibdev,
+				       "qp %u: Terminate received: layer %u etype %u ecode %u\n",
+				       qp->base.qp_num, ti.layer, ti.etype,
+				       ti.ecode);
 	}
+	trace_term_rx(qp->base.qp_num, ti.layer, ti.etype, ti.ecode);
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/*
@@ -899,12 +905,16 @@ static int siwl_rx_trailer(struct siwl_qp *qp)
 
 	if (qp->crc) {
 		crc = mpa_crc_final(mpa_crc_update(rx->crc, rx->trailer, pad));
-		if (memcmp(&crc, rx->trailer + pad, MPA_CRC_SIZE))
+		if (memcmp(&crc, rx->trailer + pad, MPA_CRC_SIZE)) {
+			siwl_stat_inc(qp->sdev->stats, SIWL_STAT_RX_CRC_ERRORS);
 			/* RFC 5044 section 8: nothing in it can be trusted. */
 			return siwl_rx_fail_code(qp, IW_TERM_LAYER_LLP,
 						 MPA_ETYPE_MPA, MPA_ECODE_CRC,
 						 0);
+		}
 	}
+	siwl_stat_fpdu(qp->sdev->stats, true, rx->h.opcode, rx->payload_done);
+	trace_fpdu_rx(qp->base.qp_num, &rx->h, rx->payload_done);
 	siwl_rx_release(qp);
 	siwl_rx_segment_done(qp);
 	WRITE_ONCE(rx->segs, rx->segs + 1);

@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "stats.h"
 #include "wqe.h"
 
 #define SIWL_NODE_DESC		"siw_lite"
@@ -88,6 +89,9 @@ struct siwl_device {
 	atomic_t num_cq;
 	atomic_t num_qp;
 	atomic_t num_srq;
+
+	/* Per-CPU counters (stats.c); allocated and freed with the device. */
+	struct siwl_stats __percpu *stats;
 };
 
 struct siwl_ucontext {

@@ -42,6 +42,7 @@
 #include "qp_engine.h"
 #include "qp_obj.h"
 #include "rx.h"
+#include "trace.h"
 #include "tune.h"
 #include "tx.h"
 #include "zcopy.h"
@@ -460,6 +461,16 @@ static int siwl_tx_finish_copy(struct siwl_qp *qp, u8 *buf, u32 size,
 	return 0;
 }
 
+/* An FPDU built: the counters, and the tracepoint when it is on. */
+static void siwl_tx_account(struct siwl_qp *qp, const struct ddp_hdr_info *h,
+			    u32 payload, bool zc)
+{
+	siwl_stat_fpdu(qp->sdev->stats, false, h->opcode, payload);
+	siwl_stat_add(qp->sdev->stats, zc ? SIWL_STAT_TX_ZCOPY_BYTES :
+					    SIWL_STAT_TX_COPY_BYTES, payload);
+	trace_fpdu_tx(qp->base.qp_num, h, payload);
+}
+
 /*
  * Builds the next FPDU of the current message at the end of the buffer;
  * sets *@last when it ends the message. Returns 0, or a negative errno
@@ -490,6 +501,7 @@ static int siwl_tx_build_one(struct siwl_qp *qp, bool *last)
 	if (!rv && payload && tx->zc_pages && tx->zc_msg) {
 		rv = siwl_tx_build_zc(qp, sqe, irqe, buf, hlen, payload, &term);
 		if (!rv) {
+			siwl_tx_account(qp, &h, payload, true);
 			*last = h.last;
 			tx->msg_sent += payload;
 			return 0;
@@ -515,6 +527,7 @@ static int siwl_tx_build_one(struct siwl_qp *qp, bool *last)
 		return rv;
 	}
 
+	siwl_tx_account(qp, &h, payload, false);
 	*last = h.last;
 	tx->msg_sent += payload;
 	return 0;
@@ -600,9 +613,13 @@ static int siwl_tx_build_term(struct siwl_qp *qp, const struct siwl_term *t)
 	len = mpa_fpdu_finish(tx->buf, tx->buf_size, len, qp->crc);
 	if (len < 0)
 		return len;
-	pr_info_ratelimited("qp %u: sending Terminate: layer %u etype %u ecode %u\n",
-			    qp->base.qp_num, t->term.layer, t->term.etype,
-			    t->term.ecode);
+	ibdev_info_ratelimited(&qp->sdev->ibdev,
+			       "qp %u: sending Terminate: layer %u etype %u ecode %u\n",
+			       qp->base.qp_num, t->term.layer, t->term.etype,
+			       t->term.ecode);
+	siwl_stat_inc(qp->sdev->stats, SIWL_STAT_TX_TERM_FPDUS);
+	trace_term_tx(qp->base.qp_num, t->term.layer, t->term.etype,
+		      t->term.ecode);
 	tx->kind = SIWL_TX_TERM;
 	tx->fpdu_len = len;
 	tx->buf_used = len;
@@ -1287,6 +1304,8 @@ static bool siwl_tx_poll_sq(struct siwl_qp *qp)
 			WRITE_ONCE(hdr->flags, 0);
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
+	if (more)
+		siwl_stat_inc(qp->sdev->stats, SIWL_STAT_SQ_POLLS);
 	return more;
 }
 

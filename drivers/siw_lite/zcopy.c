@@ -34,6 +34,7 @@
 #include "compat.h"
 #include "qp_engine.h"
 #include "qp_obj.h"
+#include "trace.h"
 #include "zcopy.h"
 
 struct siwl_zc {
@@ -85,6 +86,8 @@ static void siwl_zc_callback(struct sk_buff *skb, struct ubuf_info *ubuf,
 		return;
 
 	spin_lock_irqsave(&ctx->lock, flags);
+	trace_zc_release(ctx->qp ? ctx->qp->base.qp_num : 0, zc->seq,
+			 READ_ONCE(ctx->copied));
 	__set_bit(zc->seq % SIWL_ZC_SLOTS, &ctx->released);
 	/* Later buffers wait for this one: only the oldest unblocks. */
 	if (ctx->qp && zc->seq == ctx->tail)
