@@ -118,6 +118,10 @@ cancel_cleanups() {
 _t_finish() {
 	local rc=$? f
 
+	# Checks still running in the background (dp-lib.sh's dp_defer)
+	# report before anything is torn down.
+	declare -F dp_defer_flush >/dev/null && dp_defer_flush
+
 	for f in "${_t_cleanups[@]}"; do
 		"$f" >>"$SIWL_TMP/cleanup.log" 2>&1 || true
 	done

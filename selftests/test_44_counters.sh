@@ -139,39 +139,34 @@ common() {
 		"$m" '^([1-9][0-9]*) \1 \1 \1$'
 }
 
+# in_range DESC VALUE LOW HIGH: one point, LOW <= VALUE <= HIGH
+in_range() {
+	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
+		pass "$1: $2"
+	else
+		fail "$1" "got $2, not within [$3, $4]"
+	fi
+}
+
 bytes=$((ITERS * SIZE))
 
 measure ib_write_bw "ib_write_bw -R -s $SIZE -n $ITERS"
 common "ib_write_bw"
 expect_eq "ib_write_bw: the client's Write bytes are iterations x size" \
 	"$(delta B1 B0 tx_write_bytes)" "$bytes"
-w=$(delta B1 B0 tx_write_fpdus)
-if [ "$w" -ge "$ITERS" ] && [ "$w" -le $((ITERS + 1)) ]; then
-	pass "ib_write_bw: the client's Write FPDUs are iterations (+1 RTR): $w"
-else
-	fail "ib_write_bw: the client's Write FPDUs are iterations (+1 RTR)" \
-		"got $w for $ITERS Writes of $SIZE bytes"
-fi
+in_range "ib_write_bw: the client's Write FPDUs are iterations (+1 RTR)" \
+	"$(delta B1 B0 tx_write_fpdus)" "$ITERS" $((ITERS + 1))
 expect_eq "ib_write_bw: no Terminate, no error on either side" \
 	"$(for n in tx_terminates rx_terminates llp_errors ddp_errors rdmap_errors local_errors rx_crc_errors; do echo -n "$(delta A1 A0 $n)$(delta B1 B0 $n)"; done)" \
 	"00000000000000"
-d=$(delta B1 B0 doorbells)
-if [ "$d" -gt 0 ]; then
-	pass "ib_write_bw: the client's posts rang $d doorbells"
-else
-	fail "ib_write_bw: the client's posts rang doorbells" "doorbells moved by $d"
-fi
+in_range "ib_write_bw: the client's posts rang doorbells" \
+	"$(delta B1 B0 doorbells)" 1 $((ITERS * 2))
 
 measure ib_send_bw "ib_send_bw -R -s $SIZE -n $ITERS"
 common "ib_send_bw"
-s=$(delta B1 B0 tx_send_bytes)
 # perftest's own handshake adds a few hundred bytes of Sends.
-if [ "$s" -ge "$bytes" ] && [ "$s" -lt $((bytes + 4096)) ]; then
-	pass "ib_send_bw: the client's Send bytes are iterations x size (+ handshake): $s"
-else
-	fail "ib_send_bw: the client's Send bytes are iterations x size (+ handshake)" \
-		"got $s for $ITERS Sends of $SIZE bytes"
-fi
+in_range "ib_send_bw: the client's Send bytes are iterations x size (+ handshake)" \
+	"$(delta B1 B0 tx_send_bytes)" "$bytes" $((bytes + 4096))
 expect_eq "ib_send_bw: no Send found no receive (rx_no_rqe)" \
 	"$(delta A1 A0 rx_no_rqe)" "0"
 
@@ -179,13 +174,8 @@ measure ib_read_bw "ib_read_bw -R -s $SIZE -n $ITERS"
 common "ib_read_bw"
 expect_eq "ib_read_bw: the server's Read Response bytes are iterations x size" \
 	"$(delta A1 A0 tx_read_resp_bytes)" "$bytes"
-r=$(delta B1 B0 tx_read_req_fpdus)
-if [ "$r" -ge "$ITERS" ] && [ "$r" -le $((ITERS + 1)) ]; then
-	pass "ib_read_bw: the client's Read Requests are iterations (+1 RTR): $r"
-else
-	fail "ib_read_bw: the client's Read Requests are iterations (+1 RTR)" \
-		"got $r for $ITERS Reads"
-fi
+in_range "ib_read_bw: the client's Read Requests are iterations (+1 RTR)" \
+	"$(delta B1 B0 tx_read_req_fpdus)" "$ITERS" $((ITERS + 1))
 
 # Without the shared rings every WR goes through a system call: no doorbell.
 measure ib_write_bw "ib_write_bw -R without rings (SIW_LITE_NO_RINGS=1)" \

@@ -109,6 +109,7 @@ _dp_links() {
 # types, keeping namespaces and veths (a swap of roles between two
 # drivers needs no new set-up).
 dp_relink() {
+	DP_ORIENTED=""
 	ip netns exec "$DP_A" rdma link delete "$DP_DA" 2>/dev/null
 	ip netns exec "$DP_B" rdma link delete "$DP_DB" 2>/dev/null
 	wait_for 10 ibdev_gone "$DP_DA" && wait_for 10 ibdev_gone "$DP_DB" || {
@@ -474,7 +475,7 @@ dp_wire_report() {
 	DP_WIRE_REPORT=$SIWL_TMP/wire_report.txt
 	key="$DP_CAP_FILE $(stat -c '%Y %s' "$DP_CAP_FILE")"
 	if [ "$key" != "$_DP_WIRE_REPORT_OF" ]; then
-		python3 "$DP_WIRECHECK" --payloads "$DP_CAP_FILE" \
+		python3 -S -B "$DP_WIRECHECK" --payloads "$DP_CAP_FILE" \
 			>"$DP_WIRE_REPORT" 2>&1
 		_DP_WIRE_REPORT_OF=$key
 	fi
@@ -599,6 +600,7 @@ fn_trace_stop() {
 
 DP_PEER_CACHE=${SIW_PEER_CACHE:-/var/cache/siw_lite/siw-peer}
 DP_PEER_VARIANT=""	# variant loaded by dp_peer_load, "" if none
+DP_PEER_LOADS=0		# times it loaded one
 DP_PEER_WHY=""		# why dp_peer_load failed
 
 dp_peer_ko() {
@@ -657,6 +659,8 @@ dp_peer_load() {
 		return 1
 	fi
 	DP_PEER_VARIANT=$v
+	# Every load makes new siw devices necessary (dp_orient).
+	DP_PEER_LOADS=$((DP_PEER_LOADS + 1))
 }
 
 # dp_interop_start: dp_start for a pair siw_lite/siw.  Skips the whole
@@ -664,6 +668,8 @@ dp_peer_load() {
 dp_interop_start() {
 	require_guest
 	require_root
+	# The captures' checks run beside the next cell (see dp_defer).
+	DP_DEFER=1
 	if ! dp_peer_load default; then
 		skip_rest "$DP_PEER_WHY"
 		exit 0
@@ -787,7 +793,17 @@ dp_cap_stop() {
 # interop/peer-violations.txt for Documentation/interop.rst; only
 # siw_lite's own fail the point.
 dp_wirecheck() {
+	if [ "${DP_DEFER:-0}" = 1 ]; then
+		dp_defer _dp_wirecheck "$@" "$DP_CAP_FILE" "${DP_CAP_DROPS:-0}"
+	else
+		_dp_wirecheck "$@" "$DP_CAP_FILE" "${DP_CAP_DROPS:-0}"
+	fi
+}
+
+# _dp_wirecheck DESC PEER_DIR CAPTURE DROPS: dp_wirecheck's work
+_dp_wirecheck() {
 	local desc=$1 peer=$2 out ours
+	local DP_CAP_FILE=$3 DP_CAP_DROPS=$4
 
 	if [ ! -f "$DP_WIRECHECK" ]; then
 		skip "wire conformance: $desc" "tools/testing/wirecheck/wirecheck.py not present"
@@ -802,21 +818,11 @@ dp_wirecheck() {
 			"the capture lost $DP_CAP_DROPS packets: cannot check it"
 		return 0
 	fi
-	python3 "$DP_WIRECHECK" --json "$DP_CAP_FILE" >"$SIWL_TMP/wc.json" \
-		2>"$SIWL_TMP/wc.err"
-	if [ $? -ge 2 ] || ! out=$(python3 -c '
-import json, sys
-peer = sys.argv[2]
-d = json.load(open(sys.argv[1]))
-n = 0
-for c in d.get("connections", []):
-    n += 1
-    for v in c.get("violations", []):
-        who = "peer" if v["dir"] == peer else "ours"
-        print(who, c["connection"], v["dir"], v["rfc"] + ":", v["text"])
-if n == 0:
-    print("ours - - no MPA connection in the capture")
-' "$SIWL_TMP/wc.json" "$peer" 2>&1); then
+	# One interpreter, without site initialisation: each start costs
+	# seconds under TCG, and this runs for every interop cell.
+	out=$(python3 -S -B "$DP_WIRECHECK" --peer-dir "$peer" \
+		"$DP_CAP_FILE" 2>"$SIWL_TMP/wc.err")
+	if [ $? -ge 2 ]; then
 		fail "wire conformance: $desc" "wirecheck.py failed:" \
 			"$(cat "$SIWL_TMP/wc.err")" "$out"
 		return 0
@@ -873,20 +879,33 @@ dp_mpa_summary() {
 # dp_orient ROLE [VARIANT]: siw_lite as "client" (ns B, active side;
 # siw in ns A) or "server" (ns A; siw in ns B), against siw VARIANT
 # (default "default").  Sets DP_PEER_DIR for dp_wirecheck.
+#
+# Devices already set up that way, on the same siw module, are kept: a
+# new pair costs seconds under TCG and every cell connects on a port of
+# its own, so nothing of the last cell's connection is in the way.
+DP_ORIENTED=""
+
 dp_orient() {
-	local role=$1 v=${2:-default}
+	local role=$1 v=${2:-default} want
 
 	dp_peer_load "$v" || {
 		echo "$DP_PEER_WHY" >&2
+		DP_ORIENTED=""
 		return 1
 	}
-	if [ "$role" = client ]; then
-		DP_PEER_DIR="R->I"
-		dp_relink siw "$SIWL_TYPE"
-	else
-		DP_PEER_DIR="I->R"
-		dp_relink "$SIWL_TYPE" siw
+	[ "$role" = client ] && DP_PEER_DIR="R->I" || DP_PEER_DIR="I->R"
+	want=$role/$v/$DP_PEER_LOADS
+	if [ "$DP_ORIENTED" = "$want" ] &&
+	   port_state_is "$DP_DA" "4: ACTIVE" && port_state_is "$DP_DB" "4: ACTIVE"; then
+		return 0
 	fi
+	DP_ORIENTED=""
+	if [ "$role" = client ]; then
+		dp_relink siw "$SIWL_TYPE" || return 1
+	else
+		dp_relink "$SIWL_TYPE" siw || return 1
+	fi
+	DP_ORIENTED=$want
 }
 
 # dp_expect_mpa DESC REQ REP CRC: one test point on the last capture's MPA
@@ -895,7 +914,17 @@ dp_orient() {
 # the FPDUs carry CRCs (non-zero CRC fields) - "-" when no FPDU is
 # expected.
 dp_expect_mpa() {
+	if [ "${DP_DEFER:-0}" = 1 ]; then
+		dp_defer _dp_expect_mpa "$@" "$DP_CAP_FILE"
+	else
+		_dp_expect_mpa "$@" "$DP_CAP_FILE"
+	fi
+}
+
+# _dp_expect_mpa DESC REQ REP CRC CAPTURE: dp_expect_mpa's work
+_dp_expect_mpa() {
 	local desc=$1 req=$2 rep=$3 crc=$4 sum got_req got_rep n c got_crc
+	local DP_CAP_FILE=$5
 
 	sum=$(dp_mpa_summary | sed -e 's/\bTrue\b/1/g' -e 's/\bFalse\b/0/g')
 	got_req=$(awk '$1 == "req" { print $2, $3, $4; exit }' <<<"$sum")
@@ -925,4 +954,62 @@ dp_expect_mpa() {
 # dp_kmsg_since MARK: kernel log lines after the kmsg line MARK.
 dp_kmsg_since() {
 	dmesg | sed -n "/siw_lite-selftest: $1\$/,\$p"
+}
+
+# ------------------------------------------------ deferred checks
+#
+# Checking a capture (tshark, wirecheck.py) is mostly their start-up, which
+# takes seconds under TCG: the interop tests spent two thirds of each cell
+# there, on one vCPU, while the other idled.  dp_defer FUNC ARGS... runs
+# FUNC in the background instead (one at a time) while the test goes on
+# with the next cell; what FUNC reports through pass, fail, skip and diag
+# is recorded and replayed, in the order of the dp_defer calls, by
+# dp_defer_flush, which lib.sh's exit handler calls too.  The captures a
+# deferred check reads must not be touched until then: each cell writes
+# its own.
+
+DP_DEFER_N=0
+DP_DEFER_DONE=0
+DP_DEFER_PID=""
+
+# _dp_rec WORD ARGS...: one replayable call into $_dp_rec_file
+_dp_rec() {
+	printf '%q ' "$@" >>"$_dp_rec_file"
+	echo >>"$_dp_rec_file"
+}
+
+dp_defer() {
+	local f=$SIWL_TMP/deferred.$DP_DEFER_N
+
+	[ -z "$DP_DEFER_PID" ] || wait "$DP_DEFER_PID"
+	: >"$f"
+	(
+		_dp_rec_file=$f
+		pass() { _dp_rec pass "$@"; }
+		fail() { _dp_rec fail "$@"; return 0; }
+		skip() { _dp_rec skip "$@"; }
+		diag() { _dp_rec diag "$@"; }
+		"$@"
+	) </dev/null >>"$f.log" 2>&1 &
+	DP_DEFER_PID=$!
+	DP_DEFER_N=$((DP_DEFER_N + 1))
+}
+
+# dp_defer_flush: wait for the deferred checks and report them, in order
+dp_defer_flush() {
+	local f
+
+	[ -z "$DP_DEFER_PID" ] || wait "$DP_DEFER_PID"
+	DP_DEFER_PID=""
+	while [ "$DP_DEFER_DONE" -lt "$DP_DEFER_N" ]; do
+		f=$SIWL_TMP/deferred.$DP_DEFER_DONE
+		DP_DEFER_DONE=$((DP_DEFER_DONE + 1))
+		if [ ! -s "$f" ]; then
+			fail "a deferred check reported nothing" \
+				"$(cat "$f.log" 2>/dev/null)"
+			continue
+		fi
+		# shellcheck disable=SC1090
+		. "$f"
+	done
 }

@@ -966,6 +966,11 @@ def main(argv=None):
                     help="also list every Send, Write and Read Response of "
                     "at most %d bytes that fits one FPDU, with its payload "
                     "in hex" % PAYLOAD_MAX)
+    ap.add_argument("--peer-dir", metavar="DIR",
+                    help="instead of the report, one line per violation: "
+                    "'peer' when it is in direction DIR (I->R or R->I), "
+                    "else 'ours', then connection, direction, RFC and text "
+                    "(and an 'ours' line when no MPA connection is found)")
     ap.add_argument("files", nargs="+", metavar="FILE.pcap")
     try:
         args = ap.parse_args(argv)
@@ -983,7 +988,15 @@ def main(argv=None):
     nnotes = sum(len(r.notes) for _, r, _ in results)
     nfpdus = sum(d["fpdus"] for _, _, info in results
                  for d in info.get("dirs", {}).values())
-    if args.json:
+    if args.peer_dir:
+        for _, r, info in results:
+            for v in r.violations:
+                who = "peer" if v["dir"] == args.peer_dir else "ours"
+                print(who, info["connection"], v["dir"], v["rfc"] + ":",
+                      v["text"])
+        if not results:
+            print("ours - - no MPA connection in the capture")
+    elif args.json:
         for _, _, info in results if not args.payloads else ():
             for d in info.get("dirs", {}).values():
                 del d["payloads"]
