@@ -81,7 +81,7 @@ static inline void siwl_stat_add(struct siwl_stats __percpu *s,
 static inline void siwl_stat_inc(struct siwl_stats __percpu *s,
 				 enum siwl_stat idx)
 {
-	this_cpu_inc(s->v[idx]);
+	siwl_stat_add(s, idx, 1);
 }
 
 /*
