@@ -37,7 +37,7 @@ send_bytes write_bytes read_resp_bytes"
 ITERS=300
 SIZE=1024
 
-plan 34
+plan 40
 dp_start
 kmsg "test_44_counters start"
 
@@ -185,6 +185,68 @@ expect_eq "ib_write_bw, no rings: no doorbell (posts are system calls)" \
 	"$(delta B1 B0 doorbells)" "0"
 expect_eq "ib_write_bw, no rings: the client's Write bytes are iterations x size" \
 	"$(delta B1 B0 tx_write_bytes)" "$bytes"
+
+# --- one QP's own counters (rdma statistic qp bind) --------------------------
+# rdma_cm never names the port when it moves an iWARP QP to INIT, so the
+# core's auto mode does not bind our QPs; a manual bind does.  While the
+# client's QP is bound, its traffic counts in the bound counter and no
+# longer in the device's (the core adds the two for "rdma statistic show
+# link").
+dp_next_port
+ip netns exec "$DP_A" timeout -k 5 120 ib_write_bw -R -n 100000000 -s "$SIZE" \
+	-d "$DP_DA" -p "$DP_PORT" >"$DP_SRV_OUT" 2>&1 </dev/null &
+spid=$!
+wait_for 20 _dp_ready "port:$DP_PORT" || diag "server not listening after 20 s"
+ip netns exec "$DP_B" timeout -k 5 120 ib_write_bw -R -n 100000000 -s "$SIZE" \
+	-d "$DP_DB" -p "$DP_PORT" "$DP_A4" >"$DP_CLI_OUT" 2>&1 </dev/null &
+cpid=$!
+# test_qp: the client's RC QP of the test (not perftest's handshake QP)
+test_qp() {
+	rdma -dd resource show qp link "$DP_DB/1" 2>/dev/null |
+		tr '\n' ' ' | sed 's/link /\nlink /g' |
+		grep -E 'type RC .*drv_sq_size [1-9][0-9]' | tail -n 1 |
+		grep -oE 'lqpn [0-9]+' | awk '{ print $2 }' | grep .
+}
+wait_for 30 test_qp || diag "no test QP on $DP_DB: $(rdma -dd resource show qp 2>&1)"
+lqpn=$(test_qp)
+check "rdma statistic qp bind link $DP_DB/1 lqpn ${lqpn:-?}" \
+	rdma statistic qp bind link "$DP_DB/1" lqpn "${lqpn:-0}"
+ctr_of() {
+	cat /sys/class/infiniband/"$DP_DB"/ports/1/hw_counters/tx_write_fpdus
+}
+bound_of() {
+	rdma statistic qp show link "$DP_DB/1" 2>/dev/null |
+		grep -oE 'tx_write_fpdus [0-9]+' | awk '{ print $2 }' | head -n 1
+}
+out=$(rdma statistic qp show link "$DP_DB/1" 2>&1)
+diag "$out"
+cntn=$(grep -oE 'cntn [0-9]+' <<<"$out" | awk '{ print $2 }' | head -n 1)
+# The core adds every bound counter to the port's figures (sysfs and
+# "show link"), so a QP counted twice would move them by twice what the
+# counter moves.  Reads are a few ms apart at ~10^5 Writes/s: a margin.
+d0=$(ctr_of); c0=$(bound_of)
+sleep 2
+d1=$(ctr_of); c1=$(bound_of)
+in_range "the bound counter counts the QP's Writes" $((${c1:-0} - ${c0:-0})) \
+	1 100000000
+dd=$((d1 - d0)); cd=$((${c1:-0} - ${c0:-0}))
+diag "port moved $dd, counter $cd (percent below)"
+in_range "the port's count moves by the counter's, not twice" \
+	$((dd * 100 / (cd > 0 ? cd : 1))) 70 130
+check "rdma statistic qp unbind link $DP_DB/1 cntn ${cntn:-?} lqpn ${lqpn:-?}" \
+	rdma statistic qp unbind link "$DP_DB/1" cntn "${cntn:-0}" \
+	lqpn "${lqpn:-0}"
+# Its last QP gone, the core frees the counter and keeps its figures in the
+# port's history: from here on only the device's own set can move sysfs.
+check "the counter is gone once its QP is unbound" \
+	bash -c '! rdma statistic qp show link "$1" | grep -q "cntn $2 "' _ \
+	"$DP_DB/1" "${cntn:-0}"
+d0=$(ctr_of)
+sleep 1
+d1=$(ctr_of)
+in_range "unbound, the QP counts in the device again" $((d1 - d0)) 1 100000000
+kill "$cpid" "$spid" 2>/dev/null
+wait "$cpid" "$spid" 2>/dev/null
 
 # --- counters are per device and survive nothing ------------------------------
 dp_relink "$DP_TYPE_A" "$DP_TYPE_B" 2>"$SIWL_TMP/relink.err" ||

@@ -1098,7 +1098,7 @@ static void siwl_cep_disconnect(struct siwl_cep *cep, int status, bool abort)
 
 	siwl_cep_disarm(cep);
 	if (status == -ECONNRESET)
-		siwl_stat_inc(cep->qp->sdev->stats, SIWL_STAT_CONN_RESETS);
+		siwl_qp_stat_inc(cep->qp, SIWL_STAT_CONN_RESETS);
 	/*
 	 * An orderly end: the peer's last FPDUs precede its FIN and must be
 	 * placed before the QP lets go of the socket, even if sk_data_ready

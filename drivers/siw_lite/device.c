@@ -331,6 +331,11 @@ const struct ib_device_ops siwl_device_ops = {
 
 	.alloc_hw_port_stats = siwl_alloc_hw_port_stats,
 	.alloc_mr = siwl_alloc_mr,
+	.counter_alloc_stats = siwl_counter_alloc_stats,
+	.counter_bind_qp = siwl_counter_bind_qp,
+	.counter_dealloc = siwl_counter_dealloc,
+	.counter_unbind_qp = siwl_counter_unbind_qp,
+	.counter_update_stats = siwl_counter_update_stats,
 	.alloc_pd = siwl_alloc_pd,
 	.alloc_ucontext = siwl_alloc_ucontext,
 	.create_cq = siwl_create_cq,

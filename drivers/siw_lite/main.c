@@ -523,6 +523,8 @@ static void __exit siwl_exit(void)
 	siwl_addr_events_exit();
 	unregister_netdevice_notifier(&siwl_netdev_nb);
 	siwl_remove_all();
+	/* Counter sets freed after a grace period (stats.c) run our code. */
+	rcu_barrier();
 	siwl_cm_exit();
 	siwl_zc_exit_module();
 	siwl_qp_exit_module();

@@ -203,6 +203,7 @@ static void siwl_qp_init(struct siwl_qp *qp, struct siwl_device *sdev,
 			 struct ib_qp_init_attr *attr)
 {
 	qp->sdev = sdev;
+	RCU_INIT_POINTER(qp->stat_set, &sdev->dev_set);
 	qp->srq = attr->srq ? to_siwl_srq(attr->srq) : NULL;
 	kref_init(&qp->ref);
 	init_completion(&qp->freed);

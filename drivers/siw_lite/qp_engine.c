@@ -238,7 +238,7 @@ void siwl_qp_fail_locked(struct siwl_qp *qp, const struct iw_term *term,
 		siwl_qp_error_locked(qp, true);
 		return;
 	}
-	siwl_stat_inc(qp->sdev->stats, siwl_term_stat(term));
+	siwl_qp_stat_inc(qp, siwl_term_stat(term));
 	qp->term.term = *term;
 	qp->term.bad_seg_len = bad_seg_len;
 	qp->term.bad_len = 0;

@@ -214,6 +214,8 @@ struct siwl_qp {
 	struct ib_qp base;
 	struct siwl_device *sdev;
 	struct siwl_srq *srq;
+	/* The counters this QP counts in (stats.h); read under RCU. */
+	struct siwl_stat_set __rcu *stat_set;
 
 	struct kref ref;
 	struct completion freed;	/* last reference gone */
@@ -313,6 +315,27 @@ struct siwl_qp {
 static inline struct siwl_qp *to_siwl_qp(struct ib_qp *qp)
 {
 	return container_of(qp, struct siwl_qp, base);
+}
+
+static inline void siwl_qp_stat_add(struct siwl_qp *qp, enum siwl_stat idx,
+				    u64 n)
+{
+	rcu_read_lock();
+	siwl_stat_add(rcu_dereference(qp->stat_set)->pcpu, idx, n);
+	rcu_read_unlock();
+}
+
+static inline void siwl_qp_stat_inc(struct siwl_qp *qp, enum siwl_stat idx)
+{
+	siwl_qp_stat_add(qp, idx, 1);
+}
+
+static inline void siwl_qp_stat_fpdu(struct siwl_qp *qp, bool rx, u8 opcode,
+				     u32 len)
+{
+	rcu_read_lock();
+	siwl_stat_fpdu(rcu_dereference(qp->stat_set)->pcpu, rx, opcode, len);
+	rcu_read_unlock();
 }
 
 #endif /* SIWL_QP_OBJ_H */

@@ -82,7 +82,7 @@ void siwl_usq_doorbell(struct siwl_qp *qp)
 	unsigned long flags;
 	bool tx, handoff;
 
-	siwl_stat_inc(qp->sdev->stats, SIWL_STAT_DOORBELLS);
+	siwl_qp_stat_inc(qp, SIWL_STAT_DOORBELLS);
 	spin_lock_irqsave(&qp->lock, flags);
 	/* In ERROR every post rings, to have its WQEs flushed at once. */
 	if (qp->state != SIWL_QPS_ERROR)

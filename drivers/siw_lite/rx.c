@@ -402,7 +402,7 @@ static bool siwl_rx_wait_rqe(struct siwl_qp *qp)
 	if (!rx->rqe_wait) {
 		rx->rqe_wait_until = jiffies + msecs_to_jiffies(SIWL_RQE_WAIT_MS);
 		WRITE_ONCE(rx->rqe_wait, true);
-		siwl_stat_inc(qp->sdev->stats, SIWL_STAT_RX_RQE_WAITS);
+		siwl_qp_stat_inc(qp, SIWL_STAT_RX_RQE_WAITS);
 	} else if (time_after(jiffies, rx->rqe_wait_until)) {
 		WRITE_ONCE(rx->rqe_wait, false);
 		return false;
@@ -442,7 +442,7 @@ static int siwl_rx_send(struct siwl_qp *qp)
 		if (rv) {
 			if (siwl_rx_wait_rqe(qp))
 				return -EAGAIN;
-			siwl_stat_inc(qp->sdev->stats, SIWL_STAT_RX_NO_RQE);
+			siwl_qp_stat_inc(qp, SIWL_STAT_RX_NO_RQE);
 			ddp_msn_check(h->msn, rx->next_msn[RDMAP_QN_SEND], 0,
 				      1, &idx, &term);
 			return siwl_rx_fail(qp, &term);
@@ -906,14 +906,14 @@ static int siwl_rx_trailer(struct siwl_qp *qp)
 	if (qp->crc) {
 		crc = mpa_crc_final(mpa_crc_update(rx->crc, rx->trailer, pad));
 		if (memcmp(&crc, rx->trailer + pad, MPA_CRC_SIZE)) {
-			siwl_stat_inc(qp->sdev->stats, SIWL_STAT_RX_CRC_ERRORS);
+			siwl_qp_stat_inc(qp, SIWL_STAT_RX_CRC_ERRORS);
 			/* RFC 5044 section 8: nothing in it can be trusted. */
 			return siwl_rx_fail_code(qp, IW_TERM_LAYER_LLP,
 						 MPA_ETYPE_MPA, MPA_ECODE_CRC,
 						 0);
 		}
 	}
-	siwl_stat_fpdu(qp->sdev->stats, true, rx->h.opcode, rx->payload_done);
+	siwl_qp_stat_fpdu(qp, true, rx->h.opcode, rx->payload_done);
 	trace_fpdu_rx(qp->base.qp_num, &rx->h, rx->payload_done);
 	siwl_rx_release(qp);
 	siwl_rx_segment_done(qp);

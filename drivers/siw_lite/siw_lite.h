@@ -92,6 +92,15 @@ struct siwl_device {
 
 	/* Per-CPU counters (stats.c); allocated and freed with the device. */
 	struct siwl_stats __percpu *stats;
+	/* The same, as the set a QP counts in while bound to no counter. */
+	struct siwl_stat_set dev_set;
+	/*
+	 * The sets of this device's rdma counters. A list searched by counter
+	 * pointer: the core gives a counter its id only after allocating its
+	 * stats and binding its first QP.
+	 */
+	struct list_head counter_sets;
+	struct mutex counter_lock;	/* guards counter_sets */
 };
 
 struct siwl_ucontext {

@@ -8,8 +8,12 @@
  * unregistered it and every QP, CQ and CEP that counts into it is gone.
  */
 #include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
 
+#include "qp_obj.h"
 #include "siw_lite.h"
 #include "stats.h"
 
@@ -56,24 +60,35 @@ static_assert(ARRAY_SIZE(siwl_stat_descs) == SIWL_NUM_STATS);
 
 int siwl_stats_init(struct siwl_device *sdev)
 {
+	INIT_LIST_HEAD(&sdev->counter_sets);
+	mutex_init(&sdev->counter_lock);
 	sdev->stats = alloc_percpu(struct siwl_stats);
+	sdev->dev_set.pcpu = sdev->stats;
 	return sdev->stats ? 0 : -ENOMEM;
 }
 
 void siwl_stats_fini(struct siwl_device *sdev)
 {
+	/* The core deallocates every counter before the device. */
+	WARN_ON(!list_empty(&sdev->counter_sets));
+	mutex_destroy(&sdev->counter_lock);
 	free_percpu(sdev->stats);
 	sdev->stats = NULL;
 }
 
-u64 siwl_stat_read(struct siwl_device *sdev, enum siwl_stat idx)
+static u64 siwl_stat_sum(struct siwl_stats __percpu *pcpu, int idx)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->v[idx]);
+		sum += READ_ONCE(per_cpu_ptr(pcpu, cpu)->v[idx]);
 	return sum;
+}
+
+u64 siwl_stat_read(struct siwl_device *sdev, enum siwl_stat idx)
+{
+	return siwl_stat_sum(sdev->stats, idx);
 }
 
 struct rdma_hw_stats *siwl_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -92,4 +107,115 @@ int siwl_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < SIWL_NUM_STATS; i++)
 		stats->value[i] = siwl_stat_read(sdev, i);
 	return SIWL_NUM_STATS;
+}
+
+/*
+ * rdma counters ("rdma statistic qp bind", and auto mode where the core
+ * offers it: it binds automatically only on a RESET to INIT transition
+ * that names the port, which rdma_cm does not do for iWARP QPs). A bound
+ * QP counts in its counter's set instead of the device's, as the core
+ * expects: "rdma statistic show link" adds the counters' values to the
+ * device's.
+ *
+ * Lifetime: a set lives from counter_alloc_stats until an RCU grace period
+ * after counter_dealloc; the core unbinds every QP first, and a QP reads
+ * its set pointer only under rcu_read_lock().
+ */
+struct rdma_hw_stats *siwl_counter_alloc_stats(struct rdma_counter *counter)
+{
+	struct siwl_device *sdev = to_siwl_dev(counter->device);
+	struct rdma_hw_stats *stats;
+	struct siwl_stat_set *set;
+
+	stats = rdma_alloc_hw_stats_struct(siwl_stat_descs, SIWL_NUM_STATS, 0);
+	if (!stats)
+		return NULL;
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (set)
+		set->pcpu = alloc_percpu(struct siwl_stats);
+	if (!set || !set->pcpu) {
+		kfree(set);
+		rdma_free_hw_stats_struct(stats);
+		return NULL;
+	}
+	set->counter = counter;
+	mutex_lock(&sdev->counter_lock);
+	list_add(&set->node, &sdev->counter_sets);
+	mutex_unlock(&sdev->counter_lock);
+	return stats;
+}
+
+/* Under sdev->counter_lock. */
+static struct siwl_stat_set *siwl_counter_set(struct siwl_device *sdev,
+					      struct rdma_counter *counter)
+{
+	struct siwl_stat_set *set;
+
+	list_for_each_entry(set, &sdev->counter_sets, node)
+		if (set->counter == counter)
+			return set;
+	return NULL;
+}
+
+int siwl_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
+{
+	struct siwl_device *sdev = to_siwl_dev(counter->device);
+	struct siwl_stat_set *set;
+
+	mutex_lock(&sdev->counter_lock);
+	set = siwl_counter_set(sdev, counter);
+	if (set) {
+		rcu_assign_pointer(to_siwl_qp(ibqp)->stat_set, set);
+		ibqp->counter = counter;
+	}
+	mutex_unlock(&sdev->counter_lock);
+	return set ? 0 : -EINVAL;
+}
+
+int siwl_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct siwl_qp *qp = to_siwl_qp(ibqp);
+
+	rcu_assign_pointer(qp->stat_set, &qp->sdev->dev_set);
+	ibqp->counter = NULL;
+	return 0;
+}
+
+int siwl_counter_update_stats(struct rdma_counter *counter)
+{
+	struct siwl_device *sdev = to_siwl_dev(counter->device);
+	struct siwl_stat_set *set;
+	int i;
+
+	mutex_lock(&sdev->counter_lock);
+	set = siwl_counter_set(sdev, counter);
+	for (i = 0; set && i < SIWL_NUM_STATS; i++)
+		counter->stats->value[i] = siwl_stat_sum(set->pcpu, i);
+	mutex_unlock(&sdev->counter_lock);
+	return set ? 0 : -EINVAL;
+}
+
+static void siwl_stat_set_free(struct rcu_head *rcu)
+{
+	struct siwl_stat_set *set = container_of(rcu, struct siwl_stat_set,
+						 rcu);
+
+	free_percpu(set->pcpu);
+	kfree(set);
+}
+
+int siwl_counter_dealloc(struct rdma_counter *counter)
+{
+	struct siwl_device *sdev = to_siwl_dev(counter->device);
+	struct siwl_stat_set *set;
+
+	mutex_lock(&sdev->counter_lock);
+	set = siwl_counter_set(sdev, counter);
+	if (set)
+		list_del(&set->node);
+	mutex_unlock(&sdev->counter_lock);
+	/* A QP may still be in the middle of an add through its old pointer. */
+	if (set)
+		call_rcu(&set->rcu, siwl_stat_set_free);
+	return 0;
 }

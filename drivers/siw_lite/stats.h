@@ -12,7 +12,9 @@
 #define SIWL_STATS_H
 
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 
 #include "iwarp.h"
 
@@ -72,6 +74,19 @@ struct siwl_stats {
 	u64 v[SIWL_NUM_STATS];
 };
 
+/*
+ * Where a QP counts: its device's set, or the set of the rdma counter it
+ * is bound to ("rdma statistic qp bind"). A QP reads its pointer under
+ * RCU; a counter's set is freed an RCU grace period after the counter.
+ */
+struct siwl_stat_set {
+	struct siwl_stats __percpu *pcpu;
+	/* The counter it belongs to (NULL: the device's); on counter_sets. */
+	struct rdma_counter *counter;
+	struct list_head node;
+	struct rcu_head rcu;
+};
+
 static inline void siwl_stat_add(struct siwl_stats __percpu *s,
 				 enum siwl_stat idx, u64 n)
 {
@@ -126,6 +141,11 @@ u64 siwl_stat_read(struct siwl_device *sdev, enum siwl_stat idx);
 
 struct rdma_hw_stats *siwl_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port);
+struct rdma_hw_stats *siwl_counter_alloc_stats(struct rdma_counter *counter);
+int siwl_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int siwl_counter_unbind_qp(struct ib_qp *ibqp);
+int siwl_counter_update_stats(struct rdma_counter *counter);
+int siwl_counter_dealloc(struct rdma_counter *counter);
 int siwl_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port, int index);
 

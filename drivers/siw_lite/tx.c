@@ -465,8 +465,8 @@ static int siwl_tx_finish_copy(struct siwl_qp *qp, u8 *buf, u32 size,
 static void siwl_tx_account(struct siwl_qp *qp, const struct ddp_hdr_info *h,
 			    u32 payload, bool zc)
 {
-	siwl_stat_fpdu(qp->sdev->stats, false, h->opcode, payload);
-	siwl_stat_add(qp->sdev->stats, zc ? SIWL_STAT_TX_ZCOPY_BYTES :
+	siwl_qp_stat_fpdu(qp, false, h->opcode, payload);
+	siwl_qp_stat_add(qp, zc ? SIWL_STAT_TX_ZCOPY_BYTES :
 					    SIWL_STAT_TX_COPY_BYTES, payload);
 	trace_fpdu_tx(qp->base.qp_num, h, payload);
 }
@@ -617,7 +617,7 @@ static int siwl_tx_build_term(struct siwl_qp *qp, const struct siwl_term *t)
 			       "qp %u: sending Terminate: layer %u etype %u ecode %u\n",
 			       qp->base.qp_num, t->term.layer, t->term.etype,
 			       t->term.ecode);
-	siwl_stat_inc(qp->sdev->stats, SIWL_STAT_TX_TERM_FPDUS);
+	siwl_qp_stat_inc(qp, SIWL_STAT_TX_TERM_FPDUS);
 	trace_term_tx(qp->base.qp_num, t->term.layer, t->term.etype,
 		      t->term.ecode);
 	tx->kind = SIWL_TX_TERM;
@@ -1305,7 +1305,7 @@ static bool siwl_tx_poll_sq(struct siwl_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (more)
-		siwl_stat_inc(qp->sdev->stats, SIWL_STAT_SQ_POLLS);
+		siwl_qp_stat_inc(qp, SIWL_STAT_SQ_POLLS);
 	return more;
 }
 
