@@ -101,6 +101,12 @@ static int siwl_rx_fail(struct siwl_qp *qp, const struct iw_term *term)
 	unsigned long flags;
 
 	rx->dead = true;
+	/*
+	 * A Send that waited for a receive WQE may fail on the one it took:
+	 * siwl_qp_rx() reads nothing while rqe_wait is set, and a dead RX
+	 * must still drain the socket (siwl_rx_actor()).
+	 */
+	WRITE_ONCE(rx->rqe_wait, false);
 	siwl_rx_release(qp);
 	ibdev_dbg(&qp->sdev->ibdev, "qp %u: rx error: layer %u etype %u ecode %u\n",
 		  qp->base.qp_num, term->layer, term->etype, term->ecode);
