@@ -193,13 +193,9 @@ expect_eq "ib_write_bw, no rings: the client's Write bytes are iterations x size
 # longer in the device's (the core adds the two for "rdma statistic show
 # link").
 dp_next_port
-ip netns exec "$DP_A" timeout -k 5 120 ib_write_bw -R -n 100000000 -s "$SIZE" \
-	-d "$DP_DA" -p "$DP_PORT" >"$DP_SRV_OUT" 2>&1 </dev/null &
-spid=$!
-wait_for 20 _dp_ready "port:$DP_PORT" || diag "server not listening after 20 s"
-ip netns exec "$DP_B" timeout -k 5 120 ib_write_bw -R -n 100000000 -s "$SIZE" \
-	-d "$DP_DB" -p "$DP_PORT" "$DP_A4" >"$DP_CLI_OUT" 2>&1 </dev/null &
-cpid=$!
+dp_start_bg 120 "port:$DP_PORT" \
+	ib_write_bw -R -n 100000000 -s "$SIZE" -d "$DP_DA" -p "$DP_PORT" --- \
+	ib_write_bw -R -n 100000000 -s "$SIZE" -d "$DP_DB" -p "$DP_PORT" "$DP_A4"
 # test_qp: the client's RC QP of the test (not perftest's handshake QP)
 test_qp() {
 	rdma -dd resource show qp link "$DP_DB/1" 2>/dev/null |
@@ -245,8 +241,8 @@ d0=$(ctr_of)
 sleep 1
 d1=$(ctr_of)
 in_range "unbound, the QP counts in the device again" $((d1 - d0)) 1 100000000
-kill "$cpid" "$spid" 2>/dev/null
-wait "$cpid" "$spid" 2>/dev/null
+kill "$DP_CPID" "$DP_SPID" 2>/dev/null
+wait "$DP_CPID" "$DP_SPID" 2>/dev/null
 
 # --- counters are per device and survive nothing ------------------------------
 dp_relink "$DP_TYPE_A" "$DP_TYPE_B" 2>"$SIWL_TMP/relink.err" ||

@@ -37,13 +37,9 @@ rc_qp() {
 }
 
 dp_next_port
-ip netns exec "$DP_A" timeout -k 5 120 ib_read_bw -R -n 1000000 -s "$SIZE" \
-	-d "$DP_DA" -p "$DP_PORT" >"$DP_SRV_OUT" 2>&1 </dev/null &
-spid=$!
-wait_for 20 _dp_ready "port:$DP_PORT" || diag "server not listening after 20 s"
-ip netns exec "$DP_B" timeout -k 5 120 ib_read_bw -R -n 1000000 -s "$SIZE" \
-	-d "$DP_DB" -p "$DP_PORT" "$DP_A4" >"$DP_CLI_OUT" 2>&1 </dev/null &
-cpid=$!
+dp_start_bg 120 "port:$DP_PORT" \
+	ib_read_bw -R -n 1000000 -s "$SIZE" -d "$DP_DA" -p "$DP_PORT" --- \
+	ib_read_bw -R -n 1000000 -s "$SIZE" -d "$DP_DB" -p "$DP_PORT" "$DP_A4"
 
 if wait_for 30 rc_qp "$DP_DB" && wait_for 10 rc_qp "$DP_DA"; then
 	qa=$(rc_qp "$DP_DA")
@@ -81,14 +77,14 @@ expect_match "the client's MR of $SIZE bytes (or more) can send without a copy" 
 	"$mrb" "mrlen (6553[6-9]|65[5-9][0-9]{2}|6[6-9][0-9]{3}|[7-9][0-9]{4}|[0-9]{6,}) .*drv_access 0x[0-9a-f]+ drv_zcopy 1"
 
 # Still running: the numbers above are a live connection's.
-if kill -0 "$cpid" 2>/dev/null && kill -0 "$spid" 2>/dev/null; then
+if kill -0 "$DP_CPID" 2>/dev/null && kill -0 "$DP_SPID" 2>/dev/null; then
 	pass "perftest was still running while it was looked at"
 else
 	fail "perftest was still running while it was looked at" \
 		"client: $(tail -n 5 "$DP_CLI_OUT")" "server: $(tail -n 5 "$DP_SRV_OUT")"
 fi
-kill "$cpid" "$spid" 2>/dev/null
-wait "$cpid" "$spid" 2>/dev/null
+kill "$DP_CPID" "$DP_SPID" 2>/dev/null
+wait "$DP_CPID" "$DP_SPID" 2>/dev/null
 # The QPs go once both processes are gone.
 wait_for 10 bash -c "! rdma resource show qp 2>/dev/null | grep -qE 'link ($DP_DA|$DP_DB)/.* type RC'"
 

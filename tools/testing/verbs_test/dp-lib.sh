@@ -260,6 +260,24 @@ dp_run() {
 	DP_SRV_RC=$?
 }
 
+# dp_start_bg TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...: dp_run's
+# start, left running: for a test that looks at the device while traffic
+# flows.  DP_SPID and DP_CPID are the two timeout(1)s to kill and wait for.
+dp_start_bg() {
+	local tmo=$1 ready=$2
+
+	shift 2
+	_dp_split "$@"
+	ip netns exec "$DP_A" timeout -k 5 "$tmo" "${_dp_srv[@]}" \
+		>"$DP_SRV_OUT" 2>&1 </dev/null &
+	DP_SPID=$!
+	wait_for 20 _dp_ready_or_gone "$DP_SPID" "$ready" ||
+		diag "server not seen ready ($ready) after 20 s"
+	ip netns exec "$DP_B" timeout -k 5 "$tmo" "${_dp_cli[@]}" \
+		>"$DP_CLI_OUT" 2>&1 </dev/null &
+	DP_CPID=$!
+}
+
 # dp_run_served TIMEOUT READY SERVER_ARGV... --- CLIENT_ARGV...: dp_run
 # for a server that serves until stopped (cmtime, iperf, rcopy): it is
 # stopped once the client is done, and DP_SRV_RC says whether it was
