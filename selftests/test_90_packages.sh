@@ -100,8 +100,12 @@ fi
 cut_module_tree() {
 	local src=/lib/modules/$kver stage=$SIWL_TMP/modtree f names
 
+	# Loaded now, and what the test or siw_lite may load: its own
+	# dependencies (ib_core, ib_uverbs, libcrc32c), and libcrc32c's crc32c
+	# implementations, which it finds through the crypto API's alias.
 	names=$(awk '$1 != "siw_lite" { print $1 }' /proc/modules)
 	names+=" veth ib_core ib_uverbs iw_cm rdma_cm rdma_ucm"
+	names+=" libcrc32c crc32c_generic crc32c-intel"
 	mkdir -p "$stage" &&
 		mount -t tmpfs -o size=256M siwl-modtree "$stage" || return 1
 	for f in $(for n in $names; do modprobe -q -D "$n"; done 2>/dev/null |
