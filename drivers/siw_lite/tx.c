@@ -465,9 +465,15 @@ static int siwl_tx_finish_copy(struct siwl_qp *qp, u8 *buf, u32 size,
 static void siwl_tx_account(struct siwl_qp *qp, const struct ddp_hdr_info *h,
 			    u32 payload, bool zc)
 {
-	siwl_qp_stat_fpdu(qp, false, h->opcode, payload);
-	siwl_qp_stat_add(qp, zc ? SIWL_STAT_TX_ZCOPY_BYTES :
-					    SIWL_STAT_TX_COPY_BYTES, payload);
+	struct siwl_stats __percpu *s;
+
+	/* Once per FPDU: one load of the QP's set for both counts. */
+	rcu_read_lock();
+	s = rcu_dereference(qp->stat_set)->pcpu;
+	siwl_stat_fpdu(s, false, h->opcode, payload);
+	siwl_stat_add(s, zc ? SIWL_STAT_TX_ZCOPY_BYTES :
+			      SIWL_STAT_TX_COPY_BYTES, payload);
+	rcu_read_unlock();
 	trace_fpdu_tx(qp->base.qp_num, h, payload);
 }
 
