@@ -127,6 +127,7 @@ enum siwl_rx_kind {
 	SIWL_RX_RTR_SEND,
 	SIWL_RX_READ_REQ,
 	SIWL_RX_TERMINATE,
+	SIWL_RX_SEND_ERROR,	/* read through, then its held error */
 };
 
 struct siwl_rx {
@@ -142,6 +143,12 @@ struct siwl_rx {
 	u16 mpa_len;
 	struct ddp_hdr_info h;
 	struct iw_term term_held;	/* sent once the DDP header is in */
+	/*
+	 * A Send's header its receive WQE cannot take, held until the
+	 * FPDU's CRC has vouched for that header (SIWL_RX_SEND_ERROR).
+	 */
+	enum ib_wc_status send_err_status;
+	struct iw_term send_err_term;
 
 	u32 payload_left;
 	u32 payload_done;

@@ -9,10 +9,11 @@
  * rx->hdr (they can straddle skbs), validated by ddp_parse_hdr() and the
  * per-opcode checks below, and only then is any payload placed; a failed
  * check never touches the target memory. The PAD and CRC come last. What
- * a segment means to the consumer (completions, queued Read Requests,
- * invalidations) takes effect only after its CRC matched; data placed
- * before a mismatch is never reported (RFC 5041 section 5.2 allows placing
- * before validation as long as nothing is delivered).
+ * a segment means to the consumer (completions, error completions of a
+ * Send its receive WQE cannot take, queued Read Requests, invalidations)
+ * takes effect only after its CRC matched; data placed before a mismatch
+ * is never reported (RFC 5041 section 5.2 allows placing before
+ * validation as long as nothing is delivered).
  *
  * RX runs in BH context (or in the socket owner's release_sock(), or in
  * rx_work, see siwl_qp_data_ready()), one pass at a time per socket, under
@@ -417,12 +418,42 @@ static bool siwl_rx_wait_rqe(struct siwl_qp *qp)
 	return true;
 }
 
+/* The receive WQE ends in @status, the stream in @term's Terminate. */
+static int siwl_rx_send_failed(struct siwl_qp *qp, enum ib_wc_status status,
+			       const struct iw_term *term)
+{
+	struct siwl_cqe cqe = { .opcode = IB_WC_RECV, .status = status };
+
+	siwl_rx_complete_rqe(qp, &cqe, false);
+	return siwl_rx_fail(qp, term);
+}
+
+/*
+ * A Send whose header its receive WQE cannot take (too long, a bad SGE, a
+ * malformed WQE). Without CRCs that is final at once. With CRCs the
+ * header is believed only once the FPDU's CRC matches: the payload is
+ * read through (CRC only, nothing placed) and siwl_rx_segment_done()
+ * reports the error; on a mismatch the QP ends on the CRC error instead
+ * and the WQE is flushed like any other.
+ */
+static int siwl_rx_send_error(struct siwl_qp *qp, enum ib_wc_status status,
+			      const struct iw_term *term)
+{
+	struct siwl_rx *rx = &qp->rx;
+
+	if (!qp->crc)
+		return siwl_rx_send_failed(qp, status, term);
+	rx->send_err_status = status;
+	rx->send_err_term = *term;
+	rx->kind = SIWL_RX_SEND_ERROR;
+	return 0;
+}
+
 /* RFC 5040 section 4.6/4.7: Send variants, on untagged queue 0. */
 static int siwl_rx_send(struct siwl_qp *qp)
 {
 	struct siwl_rx *rx = &qp->rx;
 	struct ddp_hdr_info *h = &rx->h;
-	struct siwl_cqe cqe = {};
 	struct iw_term term;
 	u32 idx;
 	int rv;
@@ -437,12 +468,11 @@ static int siwl_rx_send(struct siwl_qp *qp)
 				  &idx, &term))
 			return siwl_rx_fail(qp, &term);
 		rv = siwl_rx_take_rqe(qp);
+		/* The user wrote a WQE we cannot take. */
 		if (rv == -EPROTO) {
-			/* The user wrote a WQE we cannot take. */
-			cqe.opcode = IB_WC_RECV;
-			cqe.status = IB_WC_LOC_QP_OP_ERR;
-			siwl_rx_complete_rqe(qp, &cqe, false);
-			return siwl_rx_fail(qp, &siwl_rx_term_local);
+			WRITE_ONCE(rx->rqe_wait, false);
+			return siwl_rx_send_error(qp, IB_WC_LOC_QP_OP_ERR,
+						  &siwl_rx_term_local);
 		}
 		/* RFC 5041 section 7.2: no buffer posted for this MSN. */
 		if (rv) {
@@ -454,12 +484,9 @@ static int siwl_rx_send(struct siwl_qp *qp)
 			return siwl_rx_fail(qp, &term);
 		}
 		WRITE_ONCE(rx->rqe_wait, false);
-		if (siwl_rx_check_rqe(qp)) {
-			cqe.opcode = IB_WC_RECV;
-			cqe.status = IB_WC_LOC_PROT_ERR;
-			siwl_rx_complete_rqe(qp, &cqe, false);
-			return siwl_rx_fail(qp, &siwl_rx_term_local);
-		}
+		if (siwl_rx_check_rqe(qp))
+			return siwl_rx_send_error(qp, IB_WC_LOC_PROT_ERR,
+						  &siwl_rx_term_local);
 		rx->send_active = true;
 		rx->send_msn = h->msn;
 		rx->send_mo = 0;
@@ -478,12 +505,8 @@ static int siwl_rx_send(struct siwl_qp *qp)
 	 * so that the consumer learns why.
 	 */
 	if (ddp_untagged_check(h->mo, h->payload_len, qp->rx_rqe.total_len,
-			       &term)) {
-		cqe.opcode = IB_WC_RECV;
-		cqe.status = IB_WC_LOC_LEN_ERR;
-		siwl_rx_complete_rqe(qp, &cqe, false);
-		return siwl_rx_fail(qp, &term);
-	}
+			       &term))
+		return siwl_rx_send_error(qp, IB_WC_LOC_LEN_ERR, &term);
 	rx->kind = SIWL_RX_SEND;
 	return 0;
 }
@@ -685,6 +708,22 @@ static int siwl_rx_tagged_mr(struct siwl_qp *qp)
 	return 0;
 }
 
+/* A Send read through for its held error: its payload counts in the CRC. */
+static int siwl_rx_crc_only(const struct sk_buff *skb, int off, u32 len,
+			    u32 *crc)
+{
+	u8 buf[256];
+	u32 n;
+
+	for (; len; off += n, len -= n) {
+		n = min_t(u32, len, sizeof(buf));
+		if (skb_copy_bits(skb, off, buf, n))
+			return -EFAULT;
+		*crc = mpa_crc_update(*crc, buf, n);
+	}
+	return 0;
+}
+
 static int siwl_rx_place(struct siwl_qp *qp, const struct sk_buff *skb,
 			 int off, u32 len)
 {
@@ -708,6 +747,9 @@ static int siwl_rx_place(struct siwl_qp *qp, const struct sk_buff *skb,
 		break;
 	case SIWL_RX_SEND:
 		rv = siwl_rx_place_send(qp, skb, off, len, crc);
+		break;
+	case SIWL_RX_SEND_ERROR:
+		rv = siwl_rx_crc_only(skb, off, len, &rx->crc);
 		break;
 	default:
 		rv = -EIO;	/* every other kind was checked to be empty */
@@ -893,6 +935,10 @@ static void siwl_rx_segment_done(struct siwl_qp *qp)
 		break;
 	case SIWL_RX_TERMINATE:
 		siwl_rx_terminate(qp);
+		break;
+	case SIWL_RX_SEND_ERROR:
+		siwl_rx_send_failed(qp, rx->send_err_status,
+				    &rx->send_err_term);
 		break;
 	default:
 		break;

@@ -58,10 +58,10 @@
  *   1. (fixed, now an invariant) siwl_rx_send() failing on a malformed
  *      WQE taken after a wait for one left rx->rqe_wait set: siwl_qp_rx()
  *      never read the socket again.
- *   2. (open, not fatal: reported once per run, FUZZ_RX_STRICT=1 aborts)
- *      Error completions that follow from a Send's header (length, bad
- *      SGE, malformed WQE) are pushed before the FPDU's CRC is read,
- *      though rx.c's header says completions wait for the CRC.
+ *   2. (fixed, now an invariant) Error completions that follow from a
+ *      Send's header (length, bad SGE, malformed WQE) were pushed before
+ *      the FPDU's CRC was read, though rx.c's header says completions
+ *      wait for the CRC.
  * FUZZ_RX_VERBOSE=1 prints each RX pass and a summary per input.
  *
  * Long run (hours, all cores):
@@ -385,7 +385,7 @@ static void rx_after_pass(struct rx_world *w)
 	/* A lost completion or an error completion ends the QP. */
 	if (w->rcq_overflow)
 		FUZZ_ASSERT(qp->state == SIWL_QPS_ERROR);
-	if (w->early_err_cqes)
+	if (w->send_err_cqes)
 		FUZZ_ASSERT(w->failed);
 	if (w->term_rx)
 		FUZZ_ASSERT(qp->state == SIWL_QPS_ERROR);

@@ -431,9 +431,9 @@ static void finding_rqe_wait(void)
 }
 
 /*
- * 2: CRCs on; a Send longer than the posted WQE whose CRC is wrong: the
- * WQE is completed with IB_WC_LOC_LEN_ERR from the header, before the
- * CRC that would have shown the header corrupt is read.
+ * 2 (fixed): CRCs on; a Send longer than the posted WQE whose CRC is
+ * wrong: the WQE was completed with IB_WC_LOC_LEN_ERR from the header,
+ * before the CRC that would have shown the header corrupt was read.
  */
 static void finding_early_cqe(void)
 {

@@ -20,25 +20,6 @@ struct rx_world *rxw;
 struct siwl_tune siwl_tune;
 struct workqueue_struct *siwl_qp_wq;
 
-void rx_env_note(const char *what)
-{
-	static const char *seen[8];
-	unsigned int i;
-
-	if (getenv("FUZZ_RX_STRICT")) {
-		fprintf(stderr, "fuzz_rx: %s\n", what);
-		abort();
-	}
-	for (i = 0; i < ARRAY_SIZE(seen) && seen[i]; i++)
-		if (seen[i] == what)
-			return;
-	if (i < ARRAY_SIZE(seen))
-		seen[i] = what;
-	fprintf(stderr,
-		"fuzz_rx: known deviation: %s (FUZZ_RX_STRICT=1 stops)\n",
-		what);
-}
-
 static bool rx_is_send(u8 opcode)
 {
 	return opcode == RDMAP_SEND || opcode == RDMAP_SEND_INVAL ||
@@ -349,12 +330,26 @@ int siwl_urq_take_locked(struct siwl_qp *qp, struct siwl_rqe *rqe)
 
 /* ---- the receive CQ (cq.h) --------------------------------------------- */
 
-/* An error completion, pushed while the FPDU's header is being checked. */
-static void rx_check_early_error(struct rx_world *w, const struct rx_rqe *r,
-				 const struct siwl_cqe *cqe)
+/*
+ * An error completion for the Send whose header its WQE could not take:
+ * without CRCs pushed while that header is checked, with CRCs once the
+ * FPDU took effect, its CRC having matched (rx.c, siwl_rx_send_error()).
+ */
+static void rx_check_send_error(struct rx_world *w, const struct rx_rqe *r,
+				const struct siwl_cqe *cqe)
 {
-	const struct rx_fpdu *f = rx_oracle_cur(w);
+	const struct rx_fpdu *f;
 	u32 i;
+
+	if (w->crc) {
+		FUZZ_ASSERT(w->fpdus_done > 0);
+		f = &w->fpdus[w->fpdus_done - 1];
+		FUZZ_ASSERT(f->done && f->crc_ok && rx_is_send(f->h.opcode));
+		/* Its payload was read for the CRC, not placed. */
+		FUZZ_ASSERT(f->read_through || f->pay_end == f->hdr_end);
+	} else {
+		f = rx_oracle_cur(w);
+	}
 
 	switch (cqe->status) {
 	case IB_WC_LOC_QP_OP_ERR:
@@ -378,13 +373,7 @@ static void rx_check_early_error(struct rx_world *w, const struct rx_rqe *r,
 	default:
 		FUZZ_ASSERT(!"unexpected receive completion status");
 	}
-	/*
-	 * rx.c's header says completions take effect only after the CRC
-	 * matched; these are pushed before the FPDU's CRC is read.
-	 */
-	w->early_err_cqes++;
-	if (w->crc && !f->crc_ok)
-		rx_env_note("error completion for an FPDU whose CRC fails");
+	w->send_err_cqes++;
 }
 
 int siwl_cq_push(struct siwl_cq *cq, const struct siwl_cqe *cqe,
@@ -394,6 +383,7 @@ int siwl_cq_push(struct siwl_cq *cq, const struct siwl_cqe *cqe,
 	struct rx_fpdu *f;
 	struct rx_rqe *r;
 	bool inv;
+	int i;
 
 	rx_env_sync_taken(w);
 	/* RX completes receives of its QP only, under rq_lock. */
@@ -405,7 +395,7 @@ int siwl_cq_push(struct siwl_cq *cq, const struct siwl_cqe *cqe,
 	r->completed = true;
 	if (cqe->status != IB_WC_SUCCESS) {
 		FUZZ_ASSERT(!solicited);
-		rx_check_early_error(w, r, cqe);
+		rx_check_send_error(w, r, cqe);
 	} else {
 		/* Only from a Send's last FPDU that took effect. */
 		FUZZ_ASSERT(w->fpdus_done > 0);
@@ -413,6 +403,9 @@ int siwl_cq_push(struct siwl_cq *cq, const struct siwl_cqe *cqe,
 		FUZZ_ASSERT(f->done && !f->completed);
 		FUZZ_ASSERT(rx_is_send(f->h.opcode) && f->h.last);
 		FUZZ_ASSERT(r->taken_at == f->msg_first);
+		/* Every FPDU of the message placed its payload. */
+		for (i = f->msg_first; i < w->fpdus_done; i++)
+			FUZZ_ASSERT(!w->fpdus[i].read_through);
 		FUZZ_ASSERT(cqe->byte_len == f->h.mo + f->h.payload_len);
 		FUZZ_ASSERT(cqe->byte_len <= r->rqe.total_len);
 		inv = rx_is_inval(f->h.opcode);
@@ -547,8 +540,15 @@ void trace_fpdu_rx(u32 qpn, const struct ddp_hdr_info *h, u32 len)
 	f = rx_oracle_cur(w);
 	FUZZ_ASSERT(f->complete && (!w->crc || f->crc_ok));
 	FUZZ_ASSERT(!memcmp(h, &f->h, sizeof(*h)));
-	/* All its payload placed, nothing more. */
-	FUZZ_ASSERT(f->placed == f->pay_end && len == f->pay_end - f->hdr_end);
+	/*
+	 * All its payload placed, nothing more; or, for a Send read through
+	 * only to report the error its header showed, none of it (the
+	 * completions below tell which it was).
+	 */
+	FUZZ_ASSERT(len == f->pay_end - f->hdr_end);
+	f->read_through = rx_is_send(h->opcode) && f->pay_end > f->hdr_end &&
+			  f->placed == f->hdr_end;
+	FUZZ_ASSERT(f->placed == f->pay_end || f->read_through);
 	switch (h->opcode) {
 	case RDMAP_RDMA_READ_REQ:
 		f->rreq_ok |= rx_rreq_ok(w, h);

@@ -69,6 +69,8 @@ struct rx_fpdu {
 	int msg_first;		/* Send: the FPDU its message began with */
 	u64 placed;		/* stream offset placed up to (payload) */
 	bool done;		/* took effect (trace_fpdu_rx) */
+	/* A Send with payload that took effect with none of it placed. */
+	bool read_through;
 	bool completed;		/* a receive completion came from it */
 	/* Read Request: its source could be read while it was in progress. */
 	bool rreq_ok;
@@ -131,7 +133,7 @@ struct rx_world {
 	int rcq_count;
 	int rcq_cap;
 	bool rcq_overflow;
-	int early_err_cqes;	/* error completions before the CRC */
+	int send_err_cqes;	/* error completions of Sends */
 };
 
 /* Consumer memory's content before the run. */
@@ -156,7 +158,5 @@ struct rx_mr *rx_env_mr(struct rx_world *w, u32 stag);
 void rx_env_before_mr_change(struct rx_world *w);
 /* The receive WQE the message being received was placed into. */
 struct rx_rqe *rx_env_cur_rqe(struct rx_world *w);
-/* Known deviations reported once (see fuzz_rx.c), fatal if strict. */
-void rx_env_note(const char *what);
 
 #endif /* _SIW_LITE_RX_ENV_H */

@@ -77,6 +77,7 @@ void __attribute__((noreturn)) kshim_fail(const char *file, int line,
 #define min(a, b)							\
 	({ __typeof__(a) __a = (a); __typeof__(b) __b = (b);		\
 	   __a < __b ? __a : __b; })
+#define min_t(type, a, b)	min((type)(a), (type)(b))
 
 /* ---- locks ------------------------------------------------------------ */
 
