@@ -7,9 +7,10 @@
 #   selftests/run.sh [PATTERN...]   only tests whose file name contains one
 #                                   of the PATTERNs
 #
-# SIW_LITE_TESTS_ELSEWHERE="PATTERN... : REASON" reports the tests whose
-# names contain one of those PATTERNs as skipped, with REASON: test.sh runs
-# the hostile and lifecycle suites on the 6.1 debug kernel, not twice on 6.1.
+# SIW_LITE_TESTS_ELSEWHERE="PATTERN... : REASON[; PATTERN... : REASON]"
+# reports the tests whose names contain one of a group's PATTERNs as
+# skipped, with that group's REASON: test.sh runs the hostile and
+# lifecycle suites on the 6.1 debug kernel, not twice on 6.1.
 #
 # Each test's own TAP output is shown indented with "# ", followed by one
 # "ok"/"not ok" line per test script.  The last line counts individual test
@@ -34,9 +35,7 @@ fi
 export SIWL_SLOW
 per_test_timeout=${SIW_LITE_TEST_TIMEOUT:-$((600 * SIWL_SLOW))}
 filters=("$@")
-elsewhere=${SIW_LITE_TESTS_ELSEWHERE:-}
-elsewhere_why=${elsewhere#*:}
-read -r -a elsewhere_pats <<<"${elsewhere%%:*}"
+IFS=';' read -r -a elsewhere <<<"${SIW_LITE_TESTS_ELSEWHERE:-}"
 
 # matches NAME PATTERN...: NAME contains one of the PATTERNs (none: all).
 matches() {
@@ -77,9 +76,17 @@ for t in "${tests[@]}"; do
 	n=$((n + 1))
 	name=${t##*/}
 	echo "# selftests: siw_lite: $name"
-	if [ ${#elsewhere_pats[@]} -gt 0 ] &&
-	   matches "$name" "${elsewhere_pats[@]}"; then
-		echo "ok $n selftests: siw_lite: $name # SKIP${elsewhere_why}"
+	why=""
+	for group in "${elsewhere[@]}"; do
+		read -r -a pats <<<"${group%%:*}"
+		if [ ${#pats[@]} -gt 0 ] && matches "$name" "${pats[@]}"; then
+			why=${group#*:}
+			why=${why#"${why%%[![:space:]]*}"}
+			break
+		fi
+	done
+	if [ -n "$why" ]; then
+		echo "ok $n selftests: siw_lite: $name # SKIP $why"
 		skipped=$((skipped + 1))
 		continue
 	fi
