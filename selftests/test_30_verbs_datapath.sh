@@ -48,8 +48,11 @@ dp_param rx_defer 0
 
 # Read Responses are placed by the RX worker while Reads are outstanding
 # (rx_defer_read=1: every burst), and nothing else is: a Write-only cell,
-# with no Read outstanding, must not run it.
+# with no Read outstanding, must not run it.  On one CPU there is no
+# other CPU to place on (siwl_qp_data_ready()): neither cell runs it.
 RX_FUNCS="siwl_qp_rx_work"
+one_cpu=0
+[ "$(nproc)" = 1 ] && one_cpu=1
 dp_param rx_defer_read 1 || bail "cannot set rx_defer_read"
 for c in read write; do
 	traced=0
@@ -57,6 +60,7 @@ for c in read write; do
 	dp_vt_cell "rx-defer-read-$c" "(rx_defer_read=1)" $c
 	what="rx_defer_read: RX worker placed $c data"
 	[ $c = write ] && what="rx_defer_read: RX worker idle without Reads"
+	[ $one_cpu = 1 ] && what="rx_defer_read: RX worker idle on one CPU ($c)"
 	if [ $traced = 1 ]; then
 		skip "$what" "this kernel has no kprobe events"
 		continue
@@ -70,9 +74,9 @@ for c in read write; do
 	diag "$c cell: RX worker ran $rx_runs times, $lost trace events lost"
 	if [ "$lost" != 0 ]; then
 		skip "$what" "the trace lost events"
-	elif [ $c = read ] && [ "$rx_runs" -gt 0 ]; then
+	elif [ $one_cpu = 0 ] && [ $c = read ] && [ "$rx_runs" -gt 0 ]; then
 		pass "$what"
-	elif [ $c = write ] && [ "$rx_runs" = 0 ]; then
+	elif { [ $one_cpu = 1 ] || [ $c = write ]; } && [ "$rx_runs" = 0 ]; then
 		pass "$what"
 	else
 		fail "$what" "RX worker runs: $rx_runs"
