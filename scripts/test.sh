@@ -346,7 +346,7 @@ for v in "${kvers[@]}"; do
 	# check), test_50_interop_perf and test_90's perftest runs.
 	if [ "$(siwl_kernel_series "$v")" = 6.1 ] &&
 	   printf '%s\n' "${kvers[@]}" | grep -q '^6\.12\.'; then
-		elsewhere+=("test_34 test_35 test_36 test_37 test_38 : in the 6.12 guest; on 6.1 test_33, test_50_interop_perf and test_90 run perftest")
+		elsewhere+=("test_34 test_35 test_36 test_37 test_38 : in the 6.12 guest (on 6.1 test_33, test_50_interop_perf and test_90 run perftest)")
 	fi
 	if [ ${#elsewhere[@]} -gt 0 ]; then
 		pkg_env+=(--env "SIW_LITE_TESTS_ELSEWHERE=$(IFS=';'; echo "${elsewhere[*]}")")
