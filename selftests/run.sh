@@ -39,7 +39,10 @@ filters=("$@")
 IFS=';' read -r -a elsewhere <<<"${SIW_LITE_TESTS_ELSEWHERE:-}"
 # A reason with a ";" once split into a "group" of ordinary words, and
 # "on" skipped test_45_wire_conformance: every group must be prefixes,
-# a colon and a reason.
+# a colon and a reason.  Parsed once here: else_prefixes[i] (words) and
+# else_why[i] per group.
+else_prefixes=()
+else_why=()
 for group in "${elsewhere[@]}"; do
 	read -r -a pats <<<"${group%%:*}"
 	bad=""
@@ -53,6 +56,9 @@ for group in "${elsewhere[@]}"; do
 		echo "0 passed, 1 failed, 0 skipped"
 		exit 2
 	fi
+	why=${group#*:}
+	else_prefixes+=("${pats[*]}")
+	else_why+=("${why#"${why%%[![:space:]]*}"}")
 done
 
 # starts_with NAME PREFIX...: NAME starts with one of the PREFIXes.
@@ -105,11 +111,10 @@ for t in "${tests[@]}"; do
 	name=${t##*/}
 	echo "# selftests: siw_lite: $name"
 	why=""
-	for group in "${elsewhere[@]}"; do
-		read -r -a pats <<<"${group%%:*}"
+	for i in "${!else_prefixes[@]}"; do
+		read -r -a pats <<<"${else_prefixes[$i]}"
 		if starts_with "$name" "${pats[@]}"; then
-			why=${group#*:}
-			why=${why#"${why%%[![:space:]]*}"}
+			why=${else_why[$i]}
 			break
 		fi
 	done
